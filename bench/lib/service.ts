@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The service under test: the CLI (`serve`) in a process of its own, as in production. */
+export class ServiceProcess {
+  /** What the service logged, but for the per-request lines: the harness reads the cleanup's report here. */
+  readonly logLines: Record<string, unknown>[] = [];
+  baseUrl = '';
+  readonly #exited: Promise<number | null>;
+
+  private constructor(readonly child: ChildProcess) {
+    let buffered = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        try {
+          const entry = JSON.parse(line) as Record<string, unknown>;
+          if (entry.msg !== 'incoming request' && entry.msg !== 'request completed') this.logLines.push(entry);
+        } catch {
+          // not a log line
+        }
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+    this.#exited = new Promise((resolve) => child.on('exit', resolve));
+  }
+
+  /** Starts it on a free port (PORT=0); answers once it has said where it listens and /health answers. */
+  static async start(env: Record<string, string>, profileDir?: string): Promise<ServiceProcess> {
+    // From source through tsx's loader: no build step to race with (the loader costs start-up time, not throughput).
+    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/cli.ts', 'serve'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const service = new ServiceProcess(child);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode} while starting`);
+      const serving = service.logLines.find((l) => l.msg === 'alert-webhooks is serving');
+      if (serving) {
+        service.baseUrl = String(serving.address);
+        const response = await request(`${service.baseUrl}/health`);
+        await response.body.dump();
+        if (response.statusCode === 200) return service;
+      }
+      if (Date.now() > deadline) throw new Error('the service did not start within 60 s');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** Peak resident memory of the service process so far (Linux VmHWM), in MB. */
+  peakRssMb(): number {
+    const status = readFileSync(`/proc/${this.child.pid}/status`, 'utf8');
+    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    return Math.round(kb / 1024);
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    this.child.kill('SIGTERM');
+    const code = await this.#exited;
+    if (code !== 0) throw new Error(`the service exited with ${code} on SIGTERM`);
+  }
+}

@@ -1,0 +1,286 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { requireUser } from '../auth/authenticate.js';
+import type { Database } from '../db/database.js';
+import { errorResponses, Paging, PositiveId, Timestamp } from '../http/schemas.js';
+import { createAlert, deleteAlert, findAlert, listAlerts, toAlert, updateAlert } from './alerts.js';
+import { applyCaseAction, CASE_ACTIONS, listCaseActions, type CaseAction } from './case-actions.js';
+import { CASE_STATUSES, findCase, listCases, toCase, type CaseStatus } from './cases.js';
+import { MAX_ID_LENGTH, reportMatches } from './matches.js';
+import { createDataSource, listDataSources } from './sources.js';
+import type { Match } from './target.js';
+
+const SourceKey = Type.String({ minLength: 1, maxLength: 64 });
+const AlertSchema = Type.Object({
+  id: Type.Integer(),
+  sourceKey: Type.String(),
+  title: Type.String(),
+  description: Type.String(),
+  enabled: Type.Boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+const UserRef = Type.Object({ id: Type.Integer(), username: Type.String(), email: Type.String() });
+const CaseSchema = Type.Object({
+  id: Type.Integer(),
+  sourceKey: Type.String(),
+  alertId: Type.Integer(),
+  hash: Type.String(),
+  status: Type.Enum([...CASE_STATUSES]),
+  statusUpdateDate: Type.Optional(Timestamp),
+  user: Type.Optional(UserRef),
+  nodes: Type.Array(Type.String()),
+  edges: Type.Array(Type.String()),
+  matchCount: Type.Integer(),
+  url: Type.String(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+const AlertParams = Type.Object({ sourceKey: SourceKey, alertId: PositiveId });
+const CaseParams = Type.Object({ sourceKey: SourceKey, alertId: PositiveId, caseId: PositiveId });
+const IdList = Type.Array(Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH }), { maxItems: 10_000 });
+
+interface AlertPath {
+  sourceKey: string;
+  alertId: number;
+}
+interface CasePath extends AlertPath {
+  caseId: number;
+}
+
+export interface AlertRoutesOptions {
+  db: Database;
+  publicBaseUrl: string;
+}
+
+export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: AlertRoutesOptions): Promise<void> {
+  // Data sources
+  app.post(
+    '/api/admin/sources',
+    {
+      schema: {
+        tags: ['data sources'],
+        summary: 'Register a data source (ext)',
+        body: Type.Object({ key: Type.String(), name: Type.String({ minLength: 1, maxLength: 200 }) }),
+        response: { 201: Type.Object({ key: Type.String(), name: Type.String() }), ...errorResponses(400, 401, 403, 409) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await createDataSource(db, request.body as { key: string; name: string })),
+  );
+
+  app.get(
+    '/api/dataSources',
+    {
+      schema: {
+        tags: ['data sources'],
+        summary: 'List data sources',
+        response: { 200: Type.Array(Type.Object({ key: Type.String(), name: Type.String(), connected: Type.Boolean() })), ...errorResponses(401) },
+      },
+    },
+    async (request) => {
+      requireUser(request);
+      return (await listDataSources(db)).map((s) => ({ ...s, connected: true }));
+    },
+  );
+
+  // Alerts
+  app.post(
+    '/api/admin/:sourceKey/alerts',
+    {
+      schema: {
+        tags: ['alerts'],
+        summary: 'Create an alert',
+        params: Type.Object({ sourceKey: SourceKey }),
+        body: Type.Object({
+          title: Type.String({ minLength: 1, maxLength: 200 }),
+          description: Type.Optional(Type.String({ maxLength: 4000 })),
+          enabled: Type.Optional(Type.Boolean()),
+        }),
+        response: { 201: AlertSchema, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const { sourceKey } = request.params as { sourceKey: string };
+      return reply.status(201).send(await createAlert(db, sourceKey, request.body as { title: string }));
+    },
+  );
+
+  app.patch(
+    '/api/admin/:sourceKey/alerts/:alertId',
+    {
+      schema: {
+        tags: ['alerts'],
+        summary: 'Change an alert (later payloads use the new title and description; earlier ones keep theirs)',
+        params: AlertParams,
+        body: Type.Object({
+          title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+          description: Type.Optional(Type.String({ maxLength: 4000 })),
+          enabled: Type.Optional(Type.Boolean()),
+        }),
+        response: { 200: AlertSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { sourceKey, alertId } = request.params as AlertPath;
+      return updateAlert(db, sourceKey, alertId, request.body as object);
+    },
+  );
+
+  app.get(
+    '/api/:sourceKey/alerts',
+    {
+      schema: {
+        tags: ['alerts'],
+        summary: 'List the alerts of a data source',
+        params: Type.Object({ sourceKey: SourceKey }),
+        response: { 200: Type.Object({ items: Type.Array(AlertSchema) }), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      requireUser(request);
+      return { items: await listAlerts(db, (request.params as { sourceKey: string }).sourceKey) };
+    },
+  );
+
+  app.get(
+    '/api/:sourceKey/alerts/:alertId',
+    { schema: { tags: ['alerts'], summary: 'One alert', params: AlertParams, response: { 200: AlertSchema, ...errorResponses(400, 401, 404) } } },
+    async (request) => {
+      requireUser(request);
+      const { sourceKey, alertId } = request.params as AlertPath;
+      return toAlert(await findAlert(db, sourceKey, alertId));
+    },
+  );
+
+  app.delete(
+    '/api/admin/:sourceKey/alerts/:alertId',
+    {
+      schema: {
+        tags: ['alerts'],
+        summary: 'Delete an alert and its cases',
+        params: AlertParams,
+        response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { sourceKey, alertId } = request.params as AlertPath;
+      await deleteAlert(db, sourceKey, alertId);
+      return reply.status(204).send();
+    },
+  );
+
+  // Matches, reported by the alert runner
+  app.post(
+    '/api/admin/:sourceKey/alerts/:alertId/matches',
+    {
+      schema: {
+        tags: ['alerts'],
+        summary: 'Report matches of an alert (ext): creates or updates cases, in one transaction, answering one entry per match',
+        params: AlertParams,
+        body: Type.Object({
+          matches: Type.Array(Type.Object({ nodes: Type.Optional(IdList), edges: Type.Optional(IdList) }), { maxItems: 1000 }),
+        }),
+        response: {
+          200: Type.Object({ cases: Type.Array(Type.Object({ id: Type.Integer(), created: Type.Boolean() })) }),
+          ...errorResponses(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { sourceKey, alertId } = request.params as AlertPath;
+      const { matches } = request.body as { matches: Match[] };
+      return { cases: await reportMatches(db, publicBaseUrl, sourceKey, alertId, matches) };
+    },
+  );
+
+  // Cases
+  app.get(
+    '/api/:sourceKey/alerts/:alertId/cases',
+    {
+      schema: {
+        tags: ['cases'],
+        summary: 'Cases of an alert, newest first, with the count of each status',
+        params: AlertParams,
+        querystring: Type.Object({ ...Paging, status: Type.Optional(Type.Enum([...CASE_STATUSES])) }),
+        response: {
+          200: Type.Object({
+            counts: Type.Object({ unconfirmed: Type.Integer(), confirmed: Type.Integer(), dismissed: Type.Integer(), 'in-progress': Type.Integer() }),
+            cases: Type.Array(CaseSchema),
+          }),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => {
+      requireUser(request);
+      const { sourceKey, alertId } = request.params as AlertPath;
+      const query = request.query as { offset: number; limit: number; status?: CaseStatus };
+      await findAlert(db, sourceKey, alertId);
+      const { counts, rows } = await listCases(db, alertId, query);
+      return { counts, cases: rows.map((row) => toCase(row, publicBaseUrl)) };
+    },
+  );
+
+  app.get(
+    '/api/:sourceKey/alerts/:alertId/cases/:caseId',
+    { schema: { tags: ['cases'], summary: 'One case', params: CaseParams, response: { 200: CaseSchema, ...errorResponses(400, 401, 404) } } },
+    async (request) => {
+      requireUser(request);
+      const { sourceKey, alertId, caseId } = request.params as CasePath;
+      await findAlert(db, sourceKey, alertId);
+      return toCase(await findCase(db, alertId, caseId), publicBaseUrl);
+    },
+  );
+
+  app.post(
+    '/api/:sourceKey/alerts/:alertId/cases/:caseId/action',
+    {
+      schema: {
+        tags: ['cases'],
+        summary: 'Act on a case: confirm, dismiss, unconfirm, in-progress (each emits caseStatusChange) or comment',
+        params: CaseParams,
+        body: Type.Object({ action: Type.Enum([...CASE_ACTIONS]), comment: Type.Optional(Type.String({ maxLength: 4000 })) }),
+        response: { 204: Type.Null(), ...errorResponses(400, 401, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const actor = requireUser(request);
+      await applyCaseAction(db, publicBaseUrl, request.params as CasePath, actor, request.body as { action: CaseAction; comment?: string });
+      return reply.status(204).send();
+    },
+  );
+
+  app.get(
+    '/api/:sourceKey/alerts/:alertId/cases/:caseId/actions',
+    {
+      schema: {
+        tags: ['cases'],
+        summary: 'The action log of a case, oldest first',
+        params: CaseParams,
+        response: {
+          200: Type.Object({
+            items: Type.Array(
+              Type.Object({
+                id: Type.Integer(),
+                caseId: Type.Integer(),
+                user: Type.Union([UserRef, Type.Null()]),
+                action: Type.String(),
+                comment: Type.Optional(Type.String()),
+                createdAt: Timestamp,
+                updatedAt: Timestamp,
+              }),
+            ),
+          }),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => {
+      requireUser(request);
+      const { sourceKey, alertId, caseId } = request.params as CasePath;
+      await findAlert(db, sourceKey, alertId);
+      await findCase(db, alertId, caseId);
+      return { items: await listCaseActions(db, caseId) };
+    },
+  );
+}

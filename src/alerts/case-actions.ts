@@ -1,0 +1,117 @@
+import type { Principal } from '../auth/principal.js';
+import type { Database, Queryable } from '../db/database.js';
+import { AppError, invalidParameter } from '../errors.js';
+import { recordEvents } from '../webhooks/fan-out.js';
+import { caseUrl, renderCaseStatusChange } from '../webhooks/payloads.js';
+import { findAlert } from './alerts.js';
+import type { CaseStatus } from './cases.js';
+
+/** Each action and the status it sets; `comment` records a comment only. */
+export const STATUS_OF_ACTION = {
+  confirm: 'confirmed',
+  dismiss: 'dismissed',
+  unconfirm: 'unconfirmed',
+  'in-progress': 'in-progress',
+} as const satisfies Record<string, CaseStatus>;
+
+export const CASE_ACTIONS = [...Object.keys(STATUS_OF_ACTION), 'comment'] as const;
+export type CaseAction = keyof typeof STATUS_OF_ACTION | 'comment';
+
+export const MAX_COMMENT_LENGTH = 4000;
+
+export interface CaseActionRecord {
+  id: number;
+  caseId: number;
+  user: { id: number; username: string; email: string } | null;
+  action: string;
+  comment?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface LockedCase {
+  id: number;
+  status: CaseStatus;
+  created_at: Date;
+}
+
+/**
+ * Applies a user's action to a case in one transaction: the status, the action log and, for a status
+ * change, the caseStatusChange deliveries. Setting the status the case already has is `redundant_action`.
+ */
+export async function applyCaseAction(
+  db: Database,
+  publicBaseUrl: string,
+  target: { sourceKey: string; alertId: number; caseId: number },
+  actor: Principal,
+  input: { action: CaseAction; comment?: string | undefined },
+): Promise<void> {
+  if (input.comment !== undefined && input.comment.length > MAX_COMMENT_LENGTH) {
+    throw invalidParameter(`comment must be at most ${MAX_COMMENT_LENGTH} characters`);
+  }
+  if (input.action === 'comment' && !input.comment?.trim()) throw invalidParameter('comment must not be empty for the action "comment"');
+  await db.transaction(async (tx) => {
+    const alert = await findAlert(tx, target.sourceKey, target.alertId, true);
+    // FOR UPDATE: two concurrent changes of one case are applied one after the other, each judged on the other's result.
+    const { rows } = await tx.query<LockedCase>('SELECT id, status, created_at FROM cases WHERE id = $1 AND alert_id = $2 FOR UPDATE', [
+      target.caseId,
+      target.alertId,
+    ]);
+    const kase = rows[0];
+    if (!kase) throw new AppError('not_found', `case ${target.caseId} was not found`);
+
+    if (input.action === 'comment') {
+      await insertAction(tx, kase.id, actor.userId, 'comment', input.comment);
+      return;
+    }
+    const status = STATUS_OF_ACTION[input.action];
+    if (kase.status === status) throw new AppError('redundant_action', `case ${kase.id} is already ${status}`);
+    const { rows: updated } = await tx.query<{ updated_at: Date }>(
+      `UPDATE cases SET status = $2, status_updated_at = now(), status_user_id = $3, updated_at = now() WHERE id = $1 RETURNING updated_at`,
+      [kase.id, status, actor.userId],
+    );
+    await insertAction(tx, kase.id, actor.userId, input.action, input.comment);
+    const payload = renderCaseStatusChange(
+      target.sourceKey,
+      alert,
+      { id: kase.id, createdAt: kase.created_at, updatedAt: updated[0]!.updated_at, status, url: caseUrl(publicBaseUrl, alert.id, kase.id) },
+      { id: actor.userId, username: actor.username, email: actor.email },
+      input.comment,
+    );
+    await recordEvents(tx, [{ eventType: 'caseStatusChange', sourceKey: target.sourceKey, payload }]);
+  });
+}
+
+async function insertAction(tx: Queryable, caseId: number, userId: number, action: string, comment: string | undefined): Promise<void> {
+  await tx.query('INSERT INTO case_actions (case_id, user_id, action, comment) VALUES ($1, $2, $3, $4)', [caseId, userId, action, comment ?? null]);
+}
+
+export async function listCaseActions(db: Queryable, caseId: number): Promise<CaseActionRecord[]> {
+  const { rows } = await db.query<{
+    id: number;
+    case_id: number;
+    user_id: number | null;
+    username: string | null;
+    email: string | null;
+    action: string;
+    comment: string | null;
+    created_at: Date;
+    updated_at: Date;
+  }>(
+    `SELECT a.id, a.case_id, a.user_id, u.username, u.email, a.action, a.comment, a.created_at, a.updated_at
+     FROM case_actions a LEFT JOIN users u ON u.id = a.user_id WHERE a.case_id = $1 ORDER BY a.id`,
+    [caseId],
+  );
+  return rows.map((row) => {
+    const record: CaseActionRecord = {
+      id: row.id,
+      caseId: row.case_id,
+      user: row.user_id !== null && row.username !== null ? { id: row.user_id, username: row.username, email: row.email ?? '' } : null,
+      action: row.action,
+      createdAt: row.created_at.toISOString(),
+      updatedAt: row.updated_at.toISOString(),
+    };
+    if (row.comment !== null) record.comment = row.comment;
+    return record;
+  });
+}

@@ -1,0 +1,92 @@
+import type { Queryable } from '../db/database.js';
+import { notFound } from '../errors.js';
+import { caseUrl } from '../webhooks/payloads.js';
+
+export const CASE_STATUSES = ['unconfirmed', 'confirmed', 'dismissed', 'in-progress'] as const;
+export type CaseStatus = (typeof CASE_STATUSES)[number];
+
+export interface Case {
+  id: number;
+  sourceKey: string;
+  alertId: number;
+  hash: string;
+  status: CaseStatus;
+  statusUpdateDate?: string;
+  user?: { id: number; username: string; email: string };
+  nodes: string[];
+  edges: string[];
+  matchCount: number;
+  url: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CaseRow {
+  id: number;
+  alert_id: number;
+  source_key: string;
+  hash: string;
+  status: CaseStatus;
+  status_updated_at: Date | null;
+  status_user_id: number | null;
+  status_username: string | null;
+  status_email: string | null;
+  nodes: string[];
+  edges: string[];
+  match_count: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const SELECT_CASE = `
+  SELECT c.id, c.alert_id, a.source_key, c.hash, c.status, c.status_updated_at, c.status_user_id,
+         u.username AS status_username, u.email AS status_email, c.nodes, c.edges, c.match_count, c.created_at, c.updated_at
+  FROM cases c JOIN alerts a ON a.id = c.alert_id LEFT JOIN users u ON u.id = c.status_user_id`;
+
+export function toCase(row: CaseRow, publicBaseUrl: string): Case {
+  const kase: Case = {
+    id: row.id,
+    sourceKey: row.source_key,
+    alertId: row.alert_id,
+    hash: row.hash,
+    status: row.status,
+    nodes: row.nodes,
+    edges: row.edges,
+    matchCount: row.match_count,
+    url: caseUrl(publicBaseUrl, row.alert_id, row.id),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+  if (row.status_updated_at) kase.statusUpdateDate = row.status_updated_at.toISOString();
+  if (row.status_user_id !== null && row.status_username !== null) {
+    kase.user = { id: row.status_user_id, username: row.status_username, email: row.status_email ?? '' };
+  }
+  return kase;
+}
+
+export async function findCase(db: Queryable, alertId: number, caseId: number): Promise<CaseRow> {
+  const { rows } = await db.query<CaseRow>(`${SELECT_CASE} WHERE c.id = $1 AND c.alert_id = $2`, [caseId, alertId]);
+  if (!rows[0]) throw notFound('case', caseId);
+  return rows[0];
+}
+
+export type StatusCounts = Record<CaseStatus, number>;
+
+export async function listCases(
+  db: Queryable,
+  alertId: number,
+  page: { offset: number; limit: number; status?: CaseStatus | undefined },
+): Promise<{ counts: StatusCounts; rows: CaseRow[] }> {
+  const { rows: countRows } = await db.query<{ status: CaseStatus; count: number }>(
+    'SELECT status, count(*) AS count FROM cases WHERE alert_id = $1 GROUP BY status',
+    [alertId],
+  );
+  const counts: StatusCounts = { unconfirmed: 0, confirmed: 0, dismissed: 0, 'in-progress': 0 };
+  for (const row of countRows) counts[row.status] = row.count;
+  // Newest case first.
+  const { rows } = await db.query<CaseRow>(
+    `${SELECT_CASE} WHERE c.alert_id = $1 AND ($2::text IS NULL OR c.status = $2) ORDER BY c.id DESC OFFSET $3 LIMIT $4`,
+    [alertId, page.status ?? null, page.offset, page.limit],
+  );
+  return { counts, rows };
+}

@@ -1,0 +1,72 @@
+import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { alertRoutes } from './alerts/alerts.routes.js';
+import { applicationRoutes } from './auth/applications.routes.js';
+import { authRoutes } from './auth/auth.routes.js';
+import { registerAuthentication } from './auth/authenticate.js';
+import { userRoutes } from './auth/users.routes.js';
+import type { ProcessConfig } from './config/env.js';
+import type { SettingsStore } from './config/settings-store.js';
+import { settingsRoutes } from './config/settings.routes.js';
+import type { Database } from './db/database.js';
+import { deliveryRoutes } from './delivery/delivery.routes.js';
+import type { DeliveryWorker } from './delivery/worker.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { healthRoutes } from './http/health.routes.js';
+import { schemaErrorFormatter, validatorCompiler } from './http/validation.js';
+import type { Logger } from './logger.js';
+import { VERSION } from './version.js';
+import { webhookRoutes } from './webhooks/webhooks.routes.js';
+
+export interface AppDependencies {
+  db: Database;
+  settings: SettingsStore;
+  config: ProcessConfig;
+  logger: Logger;
+  worker: DeliveryWorker;
+}
+
+/**
+ * Builds the HTTP API. Order matters and is spelled out: framework plugins, then the cross-cutting
+ * hooks (errors, authentication), then the routes of each module.
+ */
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const { db, settings, config } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: config.bodyLimitBytes,
+    schemaErrorFormatter,
+    trustProxy: process.env.TRUST_PROXY === 'true',
+    // Ids of paths and queries are checked by the route schemas; keep Fastify from answering 414/400 on its own.
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+
+  // 1. Framework plugins.
+  await app.register(cookie);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Alert Webhooks', version: VERSION, description: 'Alerts, cases and signed webhook deliveries' },
+      components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'aw.sid' }, apiKey: { type: 'http', scheme: 'basic' } } },
+    },
+  });
+
+  // 2. Cross-cutting: one error shape; who the caller is, and the Admin guard on /api/admin/.
+  registerErrorHandling(app);
+  registerAuthentication(app, db);
+
+  // 3. Routes, module by module.
+  await app.register(healthRoutes, { db });
+  await app.register(authRoutes, { db, sessionTtlMs: config.sessionTtlMs, secureCookie: config.publicBaseUrl.startsWith('https:') });
+  await app.register(userRoutes, { db });
+  await app.register(applicationRoutes, { db });
+  await app.register(settingsRoutes, { settings, publicBaseUrl: config.publicBaseUrl });
+  await app.register(alertRoutes, { db, publicBaseUrl: config.publicBaseUrl });
+  await app.register(webhookRoutes, { db, settings });
+  await app.register(deliveryRoutes, { db, settings, worker: deps.worker });
+
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

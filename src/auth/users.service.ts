@@ -1,0 +1,124 @@
+import { AdvisoryLock } from '../db/advisory-locks.js';
+import type { Database } from '../db/database.js';
+import { AppError, invalidParameter, notFound, uniqueViolationAs } from '../errors.js';
+import { ADMIN_GROUP_ID, ANALYST_GROUP_ID, groupsOf, isKnownGroup, type Group } from './groups.js';
+import { hashPassword } from './passwords.js';
+import * as repo from './users.repo.js';
+
+/** A user as the API shows it: never a password or its hash. */
+export interface User {
+  id: number;
+  username: string;
+  email: string;
+  groups: Group[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toUser(row: repo.UserRow): User {
+  return {
+    id: row.id,
+    username: row.username,
+    email: row.email,
+    groups: groupsOf(row.group_ids),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export const MIN_PASSWORD_LENGTH = 8;
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+const USERNAME = /^[^\s@][^\s]{0,99}$/;
+
+export function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) throw invalidParameter(`password must be at least ${MIN_PASSWORD_LENGTH} characters long`);
+}
+
+function checkUsername(username: string): void {
+  if (!USERNAME.test(username)) {
+    throw invalidParameter('username must be 1 to 100 characters, without spaces, and must not start with @');
+  }
+}
+
+function checkEmail(email: string): void {
+  if (email.length > 254 || !EMAIL.test(email)) throw invalidParameter(`email "${email}" is not an email address (name@domain)`);
+}
+
+export function checkGroups(groups: number[], field = 'groups'): number[] {
+  if (groups.length === 0) throw invalidParameter(`${field} must name at least one group`);
+  for (const id of groups) {
+    if (!isKnownGroup(id)) throw invalidParameter(`${field} contains ${id}, which is not a group (1 = Admin, 2 = Analyst)`);
+  }
+  return [...new Set(groups)];
+}
+
+export interface NewUser {
+  username: string;
+  email: string;
+  password: string;
+  groups?: number[] | undefined;
+}
+
+export async function createUser(db: Database, input: NewUser): Promise<User> {
+  checkUsername(input.username);
+  checkEmail(input.email);
+  checkPassword(input.password);
+  const groupIds = checkGroups(input.groups ?? [ANALYST_GROUP_ID]);
+  const passwordHash = await hashPassword(input.password);
+  try {
+    const id = await db.transaction((tx) => repo.insertUser(tx, { username: input.username, email: input.email, passwordHash, groupIds }));
+    return toUser((await repo.findUserById(db, id))!);
+  } catch (err) {
+    throw uniqueViolationAs(err, repo.USER_UNIQUE_CONSTRAINTS);
+  }
+}
+
+export interface UserChanges {
+  username?: string | undefined;
+  email?: string | undefined;
+  password?: string | undefined;
+  groups?: number[] | undefined;
+}
+
+export async function updateUser(db: Database, id: number, changes: UserChanges): Promise<User> {
+  if (changes.username !== undefined) checkUsername(changes.username);
+  if (changes.email !== undefined) checkEmail(changes.email);
+  if (changes.password !== undefined) checkPassword(changes.password);
+  const groupIds = changes.groups === undefined ? undefined : checkGroups(changes.groups);
+  const passwordHash = changes.password === undefined ? undefined : await hashPassword(changes.password);
+  try {
+    await db.transaction(async (tx) => {
+      if (!(await repo.findUserById(tx, id))) throw notFound('user', id);
+      if (groupIds && !groupIds.includes(ADMIN_GROUP_ID)) await ensureAnotherAdmin(tx, id);
+      await repo.updateUser(tx, id, { username: changes.username, email: changes.email, passwordHash });
+      if (groupIds) await repo.setUserGroups(tx, id, groupIds);
+      // A changed password ends the user's sessions everywhere.
+      if (passwordHash) await tx.query('DELETE FROM sessions WHERE user_id = $1', [id]);
+    });
+  } catch (err) {
+    throw uniqueViolationAs(err, repo.USER_UNIQUE_CONSTRAINTS);
+  }
+  return toUser((await repo.findUserById(db, id))!);
+}
+
+export async function deleteUser(db: Database, id: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    if (!(await repo.findUserById(tx, id))) throw notFound('user', id);
+    await ensureAnotherAdmin(tx, id);
+    await repo.deleteUser(tx, id);
+  });
+}
+
+/** The service must keep one admin, or nobody could administer it again. */
+async function ensureAnotherAdmin(tx: Parameters<typeof repo.countAdminsOtherThan>[0], userId: number): Promise<void> {
+  // Serialise admin removals so two concurrent ones cannot each see the other as the remaining admin.
+  await tx.query('SELECT pg_advisory_xact_lock($1)', [AdvisoryLock.adminRemoval]);
+  const row = await repo.findUserById(tx, userId);
+  if (row?.group_ids.includes(ADMIN_GROUP_ID) && (await repo.countAdminsOtherThan(tx, userId)) === 0) {
+    throw new AppError('invalid_parameter', `user ${userId} is the last member of the Admin group: make another user Admin first`);
+  }
+}
+
+export async function listUsers(db: Database): Promise<User[]> {
+  return (await repo.listUsers(db)).map(toUser);
+}

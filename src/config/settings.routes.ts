@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { requireAdmin } from '../auth/authenticate.js';
+import { isAdmin } from '../auth/principal.js';
+import { invalidParameter } from '../errors.js';
+import { errorResponses } from '../http/schemas.js';
+import type { SettingsStore } from './settings-store.js';
+import { applyWebhookSettingsPatch, validateWebhookOption, type WebhookSettings } from './webhook-settings.js';
+
+const WebhookSettingsSchema = Type.Object({
+  enabled: Type.Boolean(),
+  deliveryFrequency: Type.String(),
+  cleanupFrequency: Type.String(),
+  deliveryRetentionDelayMs: Type.Integer(),
+  failedDeliveryRetentionDelayMs: Type.Integer(),
+  requestTimeoutMs: Type.Integer(),
+  retryScheduleMs: Type.Array(Type.Integer()),
+});
+
+export interface SettingsRoutesOptions {
+  settings: SettingsStore;
+  publicBaseUrl: string;
+}
+
+export async function settingsRoutes(app: FastifyInstance, { settings, publicBaseUrl }: SettingsRoutesOptions): Promise<void> {
+  app.get(
+    '/api/config',
+    {
+      schema: {
+        tags: ['settings'],
+        summary: 'The settings; the webhooks section is shown to Admin users only',
+        response: { 200: Type.Object({ url: Type.String(), webhooks: Type.Optional(WebhookSettingsSchema) }) },
+      },
+    },
+    async (request) => (isAdmin(request.principal) ? { url: publicBaseUrl, webhooks: settings.webhooks } : { url: publicBaseUrl }),
+  );
+
+  app.post(
+    '/api/config',
+    {
+      schema: {
+        tags: ['settings'],
+        summary: 'Change webhooks settings: {path: "webhooks", configuration: {...}} or {path: "webhooks.<option>", configuration: value}',
+        body: Type.Object({ path: Type.String({ minLength: 1 }), configuration: Type.Unknown() }),
+        response: { 204: Type.Null(), ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      requireAdmin(request);
+      const { path, configuration } = request.body as { path: string; configuration: unknown };
+      let change: (current: WebhookSettings) => WebhookSettings;
+      if (path === 'webhooks') {
+        change = (current) => applyWebhookSettingsPatch(current, configuration);
+      } else if (path.startsWith('webhooks.')) {
+        const option = path.slice('webhooks.'.length);
+        const value = validateWebhookOption(option, configuration);
+        change = (current) => ({ ...current, [option]: value });
+      } else {
+        throw invalidParameter(`path "${path}" is not a settings section this service has: use "webhooks" or "webhooks.<option>"`);
+      }
+      await settings.update(change);
+      return reply.status(204).send();
+    },
+  );
+}

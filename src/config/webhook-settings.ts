@@ -1,0 +1,107 @@
+import { Cron } from 'croner';
+import { invalidParameter } from '../errors.js';
+
+/** The `webhooks` settings section (contract §6). */
+export interface WebhookSettings {
+  enabled: boolean;
+  deliveryFrequency: string;
+  cleanupFrequency: string;
+  deliveryRetentionDelayMs: number;
+  failedDeliveryRetentionDelayMs: number;
+  requestTimeoutMs: number;
+  retryScheduleMs: number[];
+}
+
+export const DEFAULT_WEBHOOK_SETTINGS: Readonly<WebhookSettings> = Object.freeze({
+  enabled: true,
+  deliveryFrequency: '* * * * *',
+  cleanupFrequency: '0 0 * * *',
+  deliveryRetentionDelayMs: 86_400_000,
+  failedDeliveryRetentionDelayMs: 604_800_000,
+  requestTimeoutMs: 10_000,
+  retryScheduleMs: Object.freeze([60_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]) as number[],
+});
+
+export const WEBHOOK_OPTIONS = Object.keys(DEFAULT_WEBHOOK_SETTINGS) as (keyof WebhookSettings)[];
+
+// Ten years: far beyond any sensible retention, and still a valid PostgreSQL interval.
+const MAX_RETENTION_MS = 315_360_000_000;
+// One week between two attempts at most.
+const MAX_RETRY_STEP_MS = 604_800_000;
+const MAX_RETRY_STEPS = 20;
+
+type Validator = (value: unknown, name: string) => unknown;
+
+const VALIDATORS: Record<keyof WebhookSettings, Validator> = {
+  enabled: (value, name) => {
+    if (typeof value !== 'boolean') throw invalidParameter(`${name} must be a boolean (true or false)`);
+    return value;
+  },
+  deliveryFrequency: validateSchedule,
+  cleanupFrequency: validateSchedule,
+  deliveryRetentionDelayMs: (value, name) => validateInteger(value, name, 0, MAX_RETENTION_MS),
+  failedDeliveryRetentionDelayMs: (value, name) => validateInteger(value, name, 0, MAX_RETENTION_MS),
+  requestTimeoutMs: (value, name) => validateInteger(value, name, 1000, 60_000),
+  retryScheduleMs: (value, name) => {
+    if (!Array.isArray(value)) throw invalidParameter(`${name} must be an array of integers (milliseconds between attempts)`);
+    if (value.length > MAX_RETRY_STEPS) throw invalidParameter(`${name} must have at most ${MAX_RETRY_STEPS} steps, got ${value.length}`);
+    return value.map((step, i) => validateInteger(step, `${name}[${i}]`, 0, MAX_RETRY_STEP_MS));
+  },
+};
+
+function validateInteger(value: unknown, name: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalidParameter(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** A CRON expression of 5 fields (or 6 with seconds), as croner reads it, or `none`. */
+function validateSchedule(value: unknown, name: string): string {
+  if (typeof value !== 'string') throw invalidParameter(`${name} must be a string: a CRON expression or "none"`);
+  const expression = value.trim();
+  if (expression === 'none') return expression;
+  const fields = expression.split(/\s+/).length;
+  if (fields !== 5 && fields !== 6) {
+    throw invalidParameter(`${name} "${value}" is not a valid CRON expression (5 fields, or 6 with seconds, or "none"; got ${fields})`);
+  }
+  try {
+    new Cron(expression, { paused: true });
+  } catch (err) {
+    throw invalidParameter(`${name} "${value}" is not a valid CRON expression (${(err as Error).message})`);
+  }
+  return expression;
+}
+
+/**
+ * Applies `patch` (some options of the section) to `current` and returns the new whole section, or throws
+ * `invalid_parameter` naming the first bad option. Never partially applies.
+ */
+export function applyWebhookSettingsPatch(current: WebhookSettings, patch: unknown, prefix = 'webhooks'): WebhookSettings {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
+    throw invalidParameter(`configuration must be an object of ${prefix} options (${WEBHOOK_OPTIONS.join(', ')})`);
+  }
+  const next: Record<string, unknown> = { ...current };
+  for (const [option, value] of Object.entries(patch)) {
+    next[option] = validateWebhookOption(option, value, prefix);
+  }
+  return next as unknown as WebhookSettings;
+}
+
+export function validateWebhookOption(option: string, value: unknown, prefix = 'webhooks'): unknown {
+  const validate = VALIDATORS[option as keyof WebhookSettings];
+  if (!Object.hasOwn(VALIDATORS, option) || !validate) {
+    throw invalidParameter(`${prefix}.${option} is not a setting; the webhooks options are ${WEBHOOK_OPTIONS.join(', ')}`);
+  }
+  return validate(value, `${prefix}.${option}`);
+}
+
+/** What is stored may predate an option: fill in defaults, drop what is no longer an option. */
+export function normaliseStoredSettings(stored: unknown): WebhookSettings {
+  const source = (typeof stored === 'object' && stored !== null ? stored : {}) as Record<string, unknown>;
+  const settings: Record<string, unknown> = {};
+  for (const option of WEBHOOK_OPTIONS) {
+    settings[option] = option in source ? source[option] : structuredClone(DEFAULT_WEBHOOK_SETTINGS[option]);
+  }
+  return settings as unknown as WebhookSettings;
+}

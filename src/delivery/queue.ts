@@ -1,0 +1,170 @@
+import type { Database, Queryable } from '../db/database.js';
+import type { AttemptLogEntry } from '../webhooks/deliveries.js';
+
+/** A delivery claimed by this process: its lease is `leaseToken` until completed or released. */
+export interface ClaimedDelivery {
+  id: number;
+  webhookId: number;
+  attempts: number;
+  leaseToken: number;
+  isPing: boolean;
+  payload: string;
+}
+
+/** The outcome of one attempt, to be written with others in one statement. */
+export interface AttemptRecord {
+  id: number;
+  leaseToken: number;
+  status: 'pending' | 'sent' | 'failed';
+  /** Epoch ms; only when pending. */
+  nextAttemptAt: number | null;
+  attemptedAt: number;
+  responseStatus: number | null;
+  error: string | null;
+  logEntry: AttemptLogEntry;
+}
+
+/**
+ * Claims due deliveries in one statement. Webhooks take turns (those after `turnAfter` first); for each webhook not
+ * in `excludedWebhookIds` (no room here), up to `perWebhook` of its due deliveries, oldest first, are locked with
+ * FOR UPDATE SKIP LOCKED (so concurrent workers never claim the same row), until `limit` in all. The attempt is
+ * counted now (a crash mid-attempt still counts), and a lease taken in `locked_until`: if this process dies, the
+ * row is due again when the lease ends.
+ */
+export async function claimDueDeliveries(
+  db: Queryable,
+  limit: number,
+  leaseMs: number,
+  excludedWebhookIds: readonly number[],
+  perWebhook = limit,
+  turnAfter = 0,
+): Promise<ClaimedDelivery[]> {
+  const { rows } = await db.query<ClaimedDelivery>(
+    `WITH due AS (
+       SELECT d.id FROM (
+         SELECT id FROM webhooks WHERE id <> ALL($3::int[]) ORDER BY (id <= $5), id
+       ) w CROSS JOIN LATERAL (
+         SELECT id FROM webhook_deliveries
+         WHERE webhook_id = w.id AND status = 'pending' AND next_attempt_at <= now()
+           AND (locked_until IS NULL OR locked_until <= now())
+         ORDER BY next_attempt_at
+         LIMIT $4
+         FOR UPDATE SKIP LOCKED
+       ) d
+       LIMIT $1
+     ), claimed AS (
+       UPDATE webhook_deliveries d
+       SET attempts = d.attempts + 1, lease_token = d.lease_token + 1, locked_until = now() + $2 * interval '1 millisecond'
+       FROM due WHERE d.id = due.id
+       RETURNING d.id, d.webhook_id, d.event_id, d.attempts, d.lease_token, d.is_ping
+     )
+     SELECT c.id, c.webhook_id AS "webhookId", c.attempts, c.lease_token AS "leaseToken", c.is_ping AS "isPing", e.payload
+     FROM claimed c JOIN webhook_events e ON e.id = c.event_id
+     ORDER BY c.id`,
+    [limit, leaseMs, excludedWebhookIds, perWebhook, turnAfter],
+  );
+  return rows;
+}
+
+/**
+ * Writes many attempt outcomes in one statement. Each applies only to the claim it belongs to (`lease_token`):
+ * an outcome that arrives after its lease ran out and another process claimed the row again changes nothing.
+ */
+export async function recordAttempts(db: Queryable, records: readonly AttemptRecord[]): Promise<number> {
+  if (records.length === 0) return 0;
+  const { rowCount } = await db.query(
+    `UPDATE webhook_deliveries d SET
+       status = u.status,
+       next_attempt_at = CASE WHEN u.status = 'pending' THEN to_timestamp(u.next_attempt_at / 1000.0) END,
+       locked_until = NULL,
+       last_attempt_at = to_timestamp(u.attempted_at / 1000.0),
+       sent_date = CASE WHEN u.status = 'sent' THEN to_timestamp(u.attempted_at / 1000.0) ELSE d.sent_date END,
+       finished_at = CASE WHEN u.status = 'pending' THEN NULL ELSE to_timestamp(u.attempted_at / 1000.0) END,
+       response_status = u.response_status,
+       error = CASE WHEN u.status = 'sent' THEN NULL ELSE u.error END,
+       attempt_log = d.attempt_log || jsonb_build_array(u.log_entry::jsonb),
+       updated_at = now()
+     FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[], $5::float8[], $6::int[], $7::text[], $8::text[])
+       AS u(id, lease_token, status, next_attempt_at, attempted_at, response_status, error, log_entry)
+     WHERE d.id = u.id AND d.lease_token = u.lease_token`,
+    [
+      records.map((r) => r.id),
+      records.map((r) => r.leaseToken),
+      records.map((r) => r.status),
+      records.map((r) => r.nextAttemptAt),
+      records.map((r) => r.attemptedAt),
+      records.map((r) => r.responseStatus),
+      records.map((r) => r.error),
+      records.map((r) => JSON.stringify(r.logEntry)),
+    ],
+  );
+  return rowCount;
+}
+
+/** Gives back claims that were never attempted (a stopping worker's queue): due now, the attempt uncounted. */
+export async function releaseClaims(db: Queryable, claims: readonly Pick<ClaimedDelivery, 'id' | 'leaseToken'>[]): Promise<void> {
+  if (claims.length === 0) return;
+  await db.query(
+    `UPDATE webhook_deliveries d SET attempts = d.attempts - 1, locked_until = NULL
+     FROM unnest($1::bigint[], $2::int[]) AS u(id, lease_token)
+     WHERE d.id = u.id AND d.lease_token = u.lease_token AND d.status = 'pending'`,
+    [claims.map((c) => c.id), claims.map((c) => c.leaseToken)],
+  );
+}
+
+/** A ping: its event and its delivery, created already claimed by the caller, who attempts it at once. */
+export async function insertClaimedPing(db: Database, webhookId: number, payload: string, leaseMs: number): Promise<ClaimedDelivery> {
+  return db.transaction(async (tx) => {
+    const { rows: events } = await tx.query<{ id: number }>(`INSERT INTO webhook_events (event_type, payload) VALUES ('ping', $1) RETURNING id`, [payload]);
+    const { rows } = await tx.query<ClaimedDelivery>(
+      `INSERT INTO webhook_deliveries (webhook_id, event_id, is_ping, attempts, lease_token, locked_until, next_attempt_at)
+       VALUES ($1, $2, true, 1, 1, now() + $3 * interval '1 millisecond', now())
+       RETURNING id, webhook_id AS "webhookId", attempts, lease_token AS "leaseToken", is_ping AS "isPing"`,
+      [webhookId, events[0]!.id, leaseMs],
+    );
+    return { ...rows[0]!, payload };
+  });
+}
+
+/**
+ * Makes a delivery pending again and due now, its retry schedule started afresh and its attempt log kept.
+ * The new lease token fences off an attempt of it still in flight.
+ */
+export async function redeliver(db: Queryable, webhookId: number, deliveryId: number): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, lease_token = lease_token + 1, next_attempt_at = now(),
+       locked_until = NULL, finished_at = NULL, updated_at = now()
+     WHERE id = $1 AND webhook_id = $2`,
+    [deliveryId, webhookId],
+  );
+  return rowCount > 0;
+}
+
+export interface WebhookEndpoint {
+  url: string;
+  secret: string;
+}
+
+export async function findWebhookEndpoints(db: Queryable, ids: readonly number[]): Promise<Map<number, WebhookEndpoint>> {
+  const { rows } = await db.query<WebhookEndpoint & { id: number }>('SELECT id, url, secret FROM webhooks WHERE id = ANY($1::int[])', [ids]);
+  return new Map(rows.map((r) => [r.id, { url: r.url, secret: r.secret }]));
+}
+
+/**
+ * ANALYZE the queue when the planner thinks it holds fewer rows than are due right now. After a large fan-out the
+ * planner, still thinking the queue small, claims through a bitmap scan and a sort of every due row, and
+ * autovacuum fixes that only after its nap (its own change counters lag writes by up to ~10 s, so they cannot
+ * tell). Measured on PostgreSQL 15 here: a 60,000-delivery drain ran at 4,700/s on stale statistics, 7,900/s
+ * analysed. The due rows are counted up to 10,000 through the due index: about a millisecond.
+ */
+export async function analyzeQueueIfStale(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query<{ stale: boolean }>(
+    `SELECT due >= 1000 AND due > estimated AS stale FROM (
+       SELECT (SELECT reltuples FROM pg_class WHERE oid = 'webhook_deliveries'::regclass) AS estimated,
+              (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now() LIMIT 10000) d) AS due
+     ) s`,
+  );
+  if (!rows[0]?.stale) return false;
+  await db.query('ANALYZE webhook_deliveries');
+  return true;
+}

@@ -1,0 +1,327 @@
+import { StringDecoder } from 'node:string_decoder';
+import { Pool, type Dispatcher } from 'undici';
+import { VERSION } from '../version.js';
+
+/** One HTTP attempt of a delivery. `headers` are added to Content-Type and User-Agent (normally the signature headers). */
+export interface DeliveryRequest {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+}
+
+/** What one attempt came to. `error` is set whenever `ok` is false; it never holds the secret or the request headers. */
+export interface AttemptOutcome {
+  ok: boolean;
+  responseStatus?: number;
+  error?: string;
+  /** The first `maxResponseBytes` (4 KiB) of the response body, as UTF-8; absent when the body was empty. */
+  responseBody?: string;
+  /** From `Retry-After` on a 429 or 503, capped at 24 h. */
+  retryAfterMs?: number;
+  /** Whole milliseconds from the start of the attempt to its outcome. */
+  durationMs: number;
+}
+
+export interface DeliverySenderOptions {
+  /** Defaults to `alert-webhooks/<package version>`. */
+  userAgent?: string;
+  /** Keep-alive connections per receiver origin (scheme + host + port); default 64. */
+  connectionsPerOrigin?: number;
+  /** How much of a response body is kept; default 4096. */
+  maxResponseBytes?: number;
+}
+
+const DEFAULT_CONNECTIONS_PER_ORIGIN = 64;
+const DEFAULT_MAX_RESPONSE_BYTES = 4096;
+/**
+ * After the kept head of a response body, up to this many more bytes are read and thrown away so the
+ * connection can be reused; a longer (or endless) body is cut off by closing the connection instead.
+ */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+const MAX_RETRY_AFTER_MS = 86_400_000;
+/** What setTimeout can wait. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * Sends delivery attempts over keep-alive connections: one undici `Pool` per receiver origin, made on
+ * first use and dropped (closed) once its last connection has gone, so idle receivers cost nothing.
+ *
+ * Measured on loopback (one sender, a node:http receiver answering 204 in another process,
+ * 450-byte bodies, 2 vCPUs shared with other work, so noisy), median of 8 rounds:
+ *   64 concurrent sends: Pool per origin in a Map ~15.3k req/s, one Agent({connections: 64}) ~11.3k req/s;
+ *   sequential sends:    Pool ~5.5k req/s, Agent ~5.7k req/s.
+ * Within the noise they are equal (the Agent is a Map of Pools plus a lookup); the Pool map was kept.
+ * This class itself (with a per-attempt AbortSignal then, since replaced by undici's own time-outs; 4 KiB body
+ * read) measured 6-11k req/s at 64 concurrent sends
+ * and ~3.7k req/s sequentially on the same loaded host, over 64 connections resp. 1 (keep-alive):
+ * every send after the first reuses an open connection.
+ */
+export class DeliverySender {
+  readonly #userAgent: string;
+  readonly #connections: number;
+  readonly #maxResponseBytes: number;
+  readonly #pools = new Map<string, Pool>();
+  readonly #urls = new Map<string, ParsedUrl>();
+  #closed = false;
+
+  constructor(options: DeliverySenderOptions = {}) {
+    this.#userAgent = options.userAgent ?? `alert-webhooks/${VERSION}`;
+    this.#connections = positiveInteger(options.connectionsPerOrigin, DEFAULT_CONNECTIONS_PER_ORIGIN, 'connectionsPerOrigin');
+    this.#maxResponseBytes = positiveInteger(options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 'maxResponseBytes');
+  }
+
+  /**
+   * One POST attempt. Never throws: every failure is an outcome with `ok: false` and a short `error`.
+   * `headers` names must be lower case (the signer's are).
+   */
+  async send(req: DeliveryRequest): Promise<AttemptOutcome> {
+    const started = performance.now();
+    const elapsed = (): number => Math.round(performance.now() - started);
+    const timeoutMs = req.timeoutMs;
+    const timedOut = `timed out after ${timeoutMs} ms`;
+
+    const url = this.#parse(req.url);
+    if (typeof url === 'string') return { ok: false, error: url, durationMs: elapsed() };
+    if (!(Number.isFinite(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS)) {
+      return { ok: false, error: 'request failed: invalid timeout', durationMs: elapsed() };
+    }
+    if (this.#closed) {
+      return { ok: false, error: 'request failed: sender is closed', durationMs: elapsed() };
+    }
+
+    // The deadline is undici's own: connecting, waiting for the answer's headers, and each wait for body bytes are
+    // each bounded by the time-out. Measured here, an AbortController and timer per attempt instead cost about 5% of
+    // the worker's CPU (AbortSignal creation and its listeners), for a bound that differs only for a receiver that
+    // trickles its answer.
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await this.#pool(url.origin, timeoutMs).request({
+        method: 'POST',
+        path: url.path,
+        headers: { ...req.headers, 'content-type': 'application/json', 'user-agent': this.#userAgent },
+        body: req.body,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+    } catch (err) {
+      return { ok: false, error: describeFailure(err, url.hostname, timedOut), durationMs: elapsed() };
+    }
+
+    const { statusCode, headers: responseHeaders, body } = response;
+
+    let read: { head: Buffer; whole: boolean };
+    try {
+      read = await readBody(body, this.#maxResponseBytes, contentLength(responseHeaders['content-length']));
+    } catch (err) {
+      return { ok: false, responseStatus: statusCode, error: describeFailure(err, url.hostname, timedOut), durationMs: elapsed() };
+    }
+
+    const outcome: AttemptOutcome = { ok: statusCode >= 200 && statusCode < 300, responseStatus: statusCode, durationMs: 0 };
+    if (!outcome.ok) {
+      outcome.error =
+        statusCode >= 300 && statusCode < 400
+          ? `receiver answered ${statusCode} (redirects are not followed)`
+          : `receiver answered ${statusCode}`;
+    }
+    if (read.head.length > 0) {
+      // A cut-off body may end inside a multi-byte character: leave that partial character out.
+      outcome.responseBody = read.whole ? read.head.toString('utf8') : new StringDecoder('utf8').write(read.head);
+    }
+    if (statusCode === 429 || statusCode === 503) {
+      const retryAfterMs = parseRetryAfter(responseHeaders['retry-after']);
+      if (retryAfterMs !== undefined) outcome.retryAfterMs = retryAfterMs;
+    }
+    outcome.durationMs = elapsed();
+    if (body.readableEnded) {
+      // undici hands a kept-alive connection back to its pool one event-loop turn after the response
+      // ends (setImmediate in client-h1): wait for it, so a send right after this one reuses it.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    return outcome;
+  }
+
+  /** Closes every connection, after the attempts under way have finished. Later sends fail at once. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const pools = [...this.#pools.values()];
+    this.#pools.clear();
+    await Promise.all(pools.map((pool) => pool.close().catch(() => undefined)));
+  }
+
+  /** The parts of a receiver URL a request needs, parsed once per URL; or why it cannot be sent to. */
+  #parse(raw: string): ParsedUrl | string {
+    let parsed = this.#urls.get(raw);
+    if (parsed === undefined) {
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        return 'request failed: invalid URL';
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') return `request failed: unsupported protocol ${url.protocol}`;
+      parsed = { origin: url.origin, path: url.pathname + url.search, hostname: url.hostname };
+      // Receivers are few; a cap keeps a pathological caller from growing this without end.
+      if (this.#urls.size >= 10_000) this.#urls.clear();
+      this.#urls.set(raw, parsed);
+    }
+    return parsed;
+  }
+
+  /** The keep-alive pool of an origin, one per connect time-out (the time-out setting rarely changes). */
+  #pool(origin: string, connectTimeoutMs: number): Pool {
+    const key = `${connectTimeoutMs} ${origin}`;
+    let pool = this.#pools.get(key);
+    if (pool === undefined || pool.closed || pool.destroyed) {
+      const created = new Pool(origin, { connections: this.#connections, connectTimeout: connectTimeoutMs });
+      const dropIfIdle = (): void => {
+        const stats = created.stats;
+        if (stats.connected === 0 && stats.size === 0 && this.#pools.get(key) === created) {
+          this.#pools.delete(key);
+          created.close().catch(() => undefined);
+        }
+      };
+      created.on('disconnect', dropIfIdle);
+      created.on('connectionError', dropIfIdle);
+      this.#pools.set(key, created);
+      pool = created;
+    }
+    return pool;
+  }
+}
+
+interface ParsedUrl {
+  origin: string;
+  path: string;
+  hostname: string;
+}
+
+function positiveInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
+  return value;
+}
+
+function contentLength(value: string | string[] | undefined): number | undefined {
+  if (typeof value !== 'string' || !/^\d+$/.test(value)) return undefined;
+  return Number(value);
+}
+
+/**
+ * Reads a response body, keeping its first `max` bytes. The rest is read and dropped when it is short
+ * (up to DRAIN_LIMIT_BYTES more, or until undici's body time-out), so the connection goes back to the pool; a
+ * longer body is not read: destroying it closes its connection. Resolves once the body is finished
+ * with either way (`whole` says whether nothing was cut off); rejects when it fails before `max` bytes.
+ */
+function readBody(body: Dispatcher.ResponseData['body'], max: number, length: number | undefined): Promise<{ head: Buffer; whole: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let seen = 0;
+    let settled = false;
+    const settle = (whole: boolean): void => {
+      if (settled) return;
+      settled = true;
+      resolve({ head: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, kept), whole });
+    };
+    const fail = (err: unknown): void => {
+      if (kept >= max) {
+        settle(false); // we have all we keep; a failure while draining the rest changes nothing
+      } else if (!settled) {
+        settled = true;
+        reject(err);
+      }
+    };
+
+    body.on('data', (chunk: Buffer) => {
+      seen += chunk.length;
+      if (kept < max) {
+        const take = Math.min(max - kept, chunk.length);
+        chunks.push(take === chunk.length ? chunk : chunk.subarray(0, take));
+        kept += take;
+      }
+      if (kept >= max && (length ?? seen) - max > DRAIN_LIMIT_BYTES) {
+        settle(false);
+        body.destroy();
+      }
+    });
+    body.on('end', () => settle(seen === kept));
+    body.on('error', fail);
+    body.on('close', () => fail(new Error('response body closed early')));
+  });
+}
+
+/** `Retry-After` as delay-seconds or an HTTP-date, in ms from now (0 if already past), at most 24 h. */
+export function parseRetryAfter(value: string | string[] | undefined, now: number = Date.now()): number | undefined {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!text) return undefined;
+  let ms: number;
+  if (/^\d+$/.test(text)) {
+    ms = Number(text) * 1000;
+  } else {
+    if (!/^[A-Za-z]{3},? /.test(text)) return undefined; // an HTTP-date starts with the day name
+    const date = Date.parse(text);
+    if (Number.isNaN(date)) return undefined;
+    ms = Math.max(0, date - now);
+  }
+  return Math.min(ms, MAX_RETRY_AFTER_MS);
+}
+
+const TLS_MESSAGES: Record<string, string> = {
+  CERT_HAS_EXPIRED: 'TLS: certificate has expired',
+  CERT_NOT_YET_VALID: 'TLS: certificate is not yet valid',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS: self-signed certificate',
+  SELF_SIGNED_CERT_IN_CHAIN: 'TLS: self-signed certificate in the chain',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS: unable to verify the certificate',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'TLS: unable to get the local issuer certificate',
+  UNABLE_TO_GET_ISSUER_CERT: 'TLS: unable to get the issuer certificate',
+  CERT_REVOKED: 'TLS: certificate has been revoked',
+  CERT_UNTRUSTED: 'TLS: certificate is not trusted',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS: certificate does not match the host name',
+};
+
+/** The coded errors in a failure, the outermost first, looking into `cause` and AggregateError (happy eyeballs). */
+function codedErrors(err: unknown, found: { code: string; message: string }[] = [], depth = 0): { code: string; message: string }[] {
+  if (typeof err !== 'object' || err === null || depth > 4) return found;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') found.push({ code, message: typeof message === 'string' ? message : '' });
+  if (err instanceof AggregateError) {
+    for (const inner of err.errors) codedErrors(inner, found, depth + 1);
+  }
+  return codedErrors((err as { cause?: unknown }).cause, found, depth + 1);
+}
+
+/** A short, safe description of a failed attempt: error codes and the host name only, never headers or the body. */
+function describeFailure(err: unknown, host: string, timedOut: string): string {
+  const coded = codedErrors(err);
+  for (const { code, message } of coded) {
+    switch (code) {
+      case 'ECONNREFUSED':
+        return 'connection refused';
+      case 'ECONNRESET':
+      case 'EPIPE':
+      case 'UND_ERR_SOCKET':
+        return 'connection reset';
+      case 'ENOTFOUND':
+      case 'EAI_AGAIN':
+      case 'EAI_NONAME':
+      case 'EAI_NODATA':
+        return `DNS lookup failed for ${host}`;
+      case 'UND_ERR_HEADERS_TIMEOUT':
+      case 'UND_ERR_BODY_TIMEOUT':
+      case 'UND_ERR_CONNECT_TIMEOUT':
+        return timedOut;
+      case 'ETIMEDOUT':
+        return 'connection timed out';
+    }
+    const tls = TLS_MESSAGES[code];
+    if (tls !== undefined) return tls;
+    if (/^(ERR_TLS_|ERR_SSL_|CERT_)/.test(code)) {
+      // Node's TLS messages are short reasons ("unable to verify the first certificate"); the code will do otherwise.
+      return `TLS: ${message !== '' && message.length <= 120 ? message : code}`;
+    }
+  }
+  if (coded[0] !== undefined) return `request failed: ${coded[0].code}`;
+  const message = err instanceof Error ? err.message : String(err);
+  return `request failed: ${message.length > 120 ? `${message.slice(0, 117)}...` : message}`;
+}

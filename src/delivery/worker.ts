@@ -1,0 +1,316 @@
+import type { KeyObject } from 'node:crypto';
+import type { SettingsStore } from '../config/settings-store.js';
+import type { Database } from '../db/database.js';
+import type { Logger } from '../logger.js';
+import type { AttemptLogEntry } from '../webhooks/deliveries.js';
+import { analyzeQueueIfStale, claimDueDeliveries, findWebhookEndpoints, recordAttempts, releaseClaims, type AttemptRecord, type ClaimedDelivery } from './queue.js';
+import { decideAfterAttempt } from './retry-policy.js';
+import type { DeliverySender } from './sender.js';
+import { createSigningKey, signPayload } from './signer.js';
+
+export interface WorkerOptions {
+  /** Attempts in flight in this process. */
+  concurrency: number;
+  /** Attempts in flight to one webhook in this process: one slow receiver cannot take every slot. */
+  perWebhookConcurrency: number;
+  /** Overrides the lease computed from the time-out (tests). */
+  leaseMs?: number | undefined;
+}
+
+export const DEFAULT_WORKER_OPTIONS: WorkerOptions = { concurrency: 64, perWebhookConcurrency: 16 };
+
+/*
+ * The pipeline, and what was measured choosing it (PostgreSQL 15, 2 cores, 30,000 deliveries over 10 webhooks,
+ * a 204 receiver in another process, the worker in-process):
+ * - claim only when 16 of 64 slots were free, outcomes written 5 ms apart: 2,600/s. Claims averaged 27 rows and
+ *   6 ms, one after the other, and only 13 attempts were in flight when a claim ran: the sends starved.
+ * - claim ahead (up to 4 × concurrency claimed), claims as HOT updates, outcomes in batches of up to 512: 3,700/s,
+ *   now with 64 in flight; the process was CPU-bound (88% of a core), sends taking 15 ms on a busy loop.
+ * - sends without an AbortController per attempt and with parsed URLs kept: 4,700/s.
+ * - a claim takes at most one lane's room per webhook, and after an empty claim the loop waits for a lane to gain
+ *   room instead of claiming again on every finished attempt: 7,900/s (PGlite: 400/s to 1,800/s).
+ * - claims probe each webhook's own due range (see the due index in the migration), so a claim never walks the
+ *   backlog of webhooks it excludes: with 1,000,000 due it ran at 1,150/s before.
+ */
+const CLAIM_AHEAD = 4; // claimed (in flight + waiting) up to this many times `concurrency`
+const MAX_CLAIM = 256;
+const MIN_CLAIM = 16;
+// Claimed per webhook (in flight + waiting), as a multiple of its concurrency: bounds how long a claim can wait
+// for its turn. A claim takes at most `perWebhookConcurrency` of one webhook, and only for webhooks with that much
+// room, so nothing claimed is ever given back.
+const PER_WEBHOOK_AHEAD = 2;
+const FLUSH_BATCH = 512;
+const FLUSH_DELAY_MS = 10;
+const LEASE_MARGIN_MS = 5_000;
+
+interface Endpoint {
+  url: string;
+  key: KeyObject;
+}
+
+interface WebhookLane {
+  running: number;
+  waiting: ClaimedDelivery[];
+}
+
+/**
+ * Sends due deliveries: claims them ahead in batches, attempts them with bounded concurrency (per process and per
+ * webhook, webhooks taking turns), and writes the outcomes in batches. `drain()` runs until nothing is due; the
+ * schedule calls it, and `stop()` ends it gracefully.
+ */
+export class DeliveryWorker {
+  #claimed = 0; // claimed by this process and not finished: in flight or waiting for a slot
+  #inFlight = 0;
+  #lanes = new Map<number, WebhookLane>(); // in turn order: a lane that starts an attempt goes to the back
+  #turnAfter = 0; // the last webhook served: the next claim starts after it, so webhooks take turns
+  #laneEpoch = 0; // moves when a lane gains room for a claim or goes away
+  #slotWaiters: (() => void)[] = [];
+  #records: AttemptRecord[] = [];
+  #flushTimer: NodeJS.Timeout | undefined;
+  #flushing: Promise<void> = Promise.resolve();
+  #written = 0; // outcomes written so far
+  #endpoints = new Map<number, Endpoint>();
+  #draining: Promise<number> | undefined;
+  #drainAgain = false;
+  #stopping = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly settings: SettingsStore,
+    private readonly sender: DeliverySender,
+    private readonly log: Logger,
+    private readonly options: WorkerOptions = DEFAULT_WORKER_OPTIONS,
+  ) {}
+
+  get #perWebhookLimit(): number {
+    return this.options.perWebhookConcurrency * PER_WEBHOOK_AHEAD;
+  }
+
+  /**
+   * How long a claim is held: long enough for it to wait for a slot (at most CLAIM_AHEAD - 1 rounds of attempts are
+   * ahead of it, each bounded by the time-out) and be attempted, so a live worker's claim never lapses.
+   */
+  get leaseMs(): number {
+    if (this.options.leaseMs !== undefined) return this.options.leaseMs;
+    return this.settings.webhooks.requestTimeoutMs * (1 + CLAIM_AHEAD) + LEASE_MARGIN_MS;
+  }
+
+  /** Sends everything due, until nothing is; a call while a drain runs makes it look once more. Answers how many were attempted. */
+  drain(): Promise<number> {
+    if (this.#draining) {
+      this.#drainAgain = true;
+      return this.#draining;
+    }
+    this.#draining = this.#drainUntilIdle().finally(() => (this.#draining = undefined));
+    return this.#draining;
+  }
+
+  async #drainUntilIdle(): Promise<number> {
+    let attempted = 0;
+    do {
+      this.#drainAgain = false;
+      attempted += await this.#drainOnce();
+    } while (this.#drainAgain && !this.#stopping);
+    return attempted;
+  }
+
+  async #drainOnce(): Promise<number> {
+    let attempted = 0;
+    const capacity = this.options.concurrency * CLAIM_AHEAD;
+    try {
+      await analyzeQueueIfStale(this.db);
+      while (!this.#stopping && this.settings.webhooks.enabled) {
+        const perWebhook = this.options.perWebhookConcurrency;
+        const room = Math.min(capacity - this.#claimed, MAX_CLAIM);
+        if (room < Math.min(MIN_CLAIM, capacity) && this.#claimed > 0) {
+          await this.#slotFreed();
+          continue;
+        }
+        const excluded = [...this.#lanes].filter(([, lane]) => this.#perWebhookLimit - lane.running - lane.waiting.length < perWebhook).map(([id]) => id);
+        const writtenBefore = this.#written;
+        const claimed = await claimDueDeliveries(this.db, room, this.leaseMs, excluded, perWebhook, this.#turnAfter);
+        if (claimed.length === 0) {
+          if (this.#claimed === 0) {
+            // Outcomes written since this claim looked may have made deliveries due again (a retry step of 0):
+            // write any still waiting, and look once more if anything changed.
+            await this.#flush();
+            if (this.#written === writtenBefore) break;
+            continue;
+          }
+          // Nothing is due for the webhooks with room. Look again only once a lane has room for a claim (or is
+          // gone): waking on every finished attempt made one useless claim per delivery (measured: 11,749 claims
+          // of 1.7 rows on average for 20,000 deliveries on PGlite).
+          const epoch = this.#laneEpoch;
+          while (this.#laneEpoch === epoch && this.#claimed > 0 && !this.#stopping) await this.#slotFreed();
+          continue;
+        }
+        await this.#loadEndpoints(claimed);
+        if (this.#stopping) {
+          // stop() came while this claim was on its way: give it back rather than attempt it after the stop.
+          await releaseClaims(this.db, claimed).catch((err: unknown) => this.log.error({ err }, 'could not release claims; they go out after their lease'));
+          break;
+        }
+        const served = [...new Set(claimed.map((d) => d.webhookId))];
+        const later = served.filter((id) => id > this.#turnAfter);
+        this.#turnAfter = Math.max(...(later.length > 0 ? later : served));
+        attempted += claimed.length;
+        this.#accept(claimed);
+        this.#pump();
+      }
+    } finally {
+      await this.#settled();
+    }
+    return attempted;
+  }
+
+  /** One attempt at once, outside the schedule (ping): answers when its outcome is written. */
+  async attemptNow(delivery: ClaimedDelivery): Promise<void> {
+    await this.#loadEndpoints([delivery]);
+    const record = await this.#attempt(delivery);
+    if (record) await recordAttempts(this.db, [record]);
+  }
+
+  /** Stops claiming, lets attempts in flight finish (within the time-out), gives back waiting claims, writes every outcome. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#wakeSlotWaiters();
+    const waiting: ClaimedDelivery[] = [];
+    for (const lane of this.#lanes.values()) waiting.push(...lane.waiting.splice(0));
+    this.#claimed -= waiting.length;
+    await releaseClaims(this.db, waiting).catch((err: unknown) => this.log.error({ err }, 'could not release waiting claims; they go out after their lease'));
+    await this.#draining;
+    await this.#settled();
+  }
+
+  /** Puts claimed deliveries in their webhooks' lanes (the claim took no more than each has room for). */
+  #accept(claimed: readonly ClaimedDelivery[]): void {
+    for (const delivery of claimed) {
+      let lane = this.#lanes.get(delivery.webhookId);
+      if (!lane) {
+        lane = { running: 0, waiting: [] };
+        this.#lanes.set(delivery.webhookId, lane);
+      }
+      lane.waiting.push(delivery);
+      this.#claimed++;
+    }
+  }
+
+  /** Starts waiting deliveries while slots are free, webhooks taking turns. */
+  #pump(): void {
+    while (!this.#stopping && this.#inFlight < this.options.concurrency) {
+      let started = false;
+      for (const [webhookId, lane] of this.#lanes) {
+        if (lane.waiting.length === 0 || lane.running >= this.options.perWebhookConcurrency) continue;
+        this.#start(lane.waiting.shift()!, lane);
+        // To the back of the turn order.
+        this.#lanes.delete(webhookId);
+        this.#lanes.set(webhookId, lane);
+        started = true;
+        break;
+      }
+      if (!started) return;
+    }
+  }
+
+  #start(delivery: ClaimedDelivery, lane: WebhookLane): void {
+    lane.running++;
+    this.#inFlight++;
+    void this.#attempt(delivery).then((record) => {
+      if (record) this.#addRecord(record);
+      lane.running--;
+      this.#inFlight--;
+      this.#claimed--;
+      if (lane.running === 0 && lane.waiting.length === 0) {
+        this.#lanes.delete(delivery.webhookId);
+        this.#laneEpoch++;
+      } else if (this.#perWebhookLimit - lane.running - lane.waiting.length === this.options.perWebhookConcurrency) {
+        this.#laneEpoch++; // this lane has just gained room for a claim
+      }
+      this.#pump();
+      this.#wakeSlotWaiters();
+    });
+  }
+
+  /** Signs and sends one delivery; never throws. Undefined when its webhook is gone (deleted with its deliveries). */
+  async #attempt(delivery: ClaimedDelivery): Promise<AttemptRecord | undefined> {
+    const endpoint = this.#endpoints.get(delivery.webhookId);
+    if (!endpoint) return undefined;
+    const settings = this.settings.webhooks;
+    const attemptedAt = Date.now();
+    const headers = signPayload(endpoint.key, delivery.id, Math.floor(attemptedAt / 1000), delivery.payload);
+    const outcome = await this.sender.send({ url: endpoint.url, body: delivery.payload, headers, timeoutMs: settings.requestTimeoutMs });
+    const decision = decideAfterAttempt(
+      { ok: outcome.ok, attempt: delivery.attempts, isPing: delivery.isPing, retryAfterMs: outcome.retryAfterMs },
+      settings.retryScheduleMs,
+      Date.now(),
+    );
+    const logEntry: AttemptLogEntry = { attemptedAt: new Date(attemptedAt).toISOString(), durationMs: outcome.durationMs };
+    if (outcome.responseStatus !== undefined) logEntry.responseStatus = outcome.responseStatus;
+    if (outcome.error !== undefined) logEntry.error = outcome.error;
+    if (outcome.responseBody !== undefined) logEntry.responseBody = outcome.responseBody;
+    this.log.debug(
+      { deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: delivery.attempts, outcome: decision.status, responseStatus: outcome.responseStatus, error: outcome.error, durationMs: outcome.durationMs },
+      'delivery attempt',
+    );
+    return {
+      id: delivery.id,
+      leaseToken: delivery.leaseToken,
+      status: decision.status,
+      nextAttemptAt: decision.status === 'pending' ? decision.nextAttemptAt : null,
+      attemptedAt,
+      responseStatus: outcome.responseStatus ?? null,
+      error: outcome.error ?? null,
+      logEntry,
+    };
+  }
+
+  /** Webhooks never change after creation, so their endpoint and signing key are kept once loaded. */
+  async #loadEndpoints(deliveries: readonly ClaimedDelivery[]): Promise<void> {
+    const missing = [...new Set(deliveries.map((d) => d.webhookId))].filter((id) => !this.#endpoints.has(id));
+    if (missing.length === 0) return;
+    for (const [id, endpoint] of await findWebhookEndpoints(this.db, missing)) {
+      this.#endpoints.set(id, { url: endpoint.url, key: createSigningKey(endpoint.secret) });
+    }
+  }
+
+  #addRecord(record: AttemptRecord): void {
+    this.#records.push(record);
+    if (this.#records.length >= FLUSH_BATCH) void this.#flush();
+    else this.#flushTimer ??= setTimeout(() => void this.#flush(), FLUSH_DELAY_MS);
+  }
+
+  /** Writes the waiting outcomes, one flush at a time. If the database is away they wait for the next flush. */
+  #flush(): Promise<void> {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    this.#flushing = this.#flushing.then(async () => {
+      const batch = this.#records.splice(0);
+      if (batch.length === 0) return;
+      try {
+        await recordAttempts(this.db, batch);
+        this.#written += batch.length;
+      } catch (err) {
+        this.log.error({ err, count: batch.length }, 'could not record delivery outcomes; retrying');
+        this.#records.unshift(...batch);
+        this.#flushTimer ??= setTimeout(() => void this.#flush(), 1000);
+      }
+    });
+    return this.#flushing;
+  }
+
+  /** Every claimed attempt finished and its outcome written (or, with the database away, left to the lease). */
+  async #settled(): Promise<void> {
+    while (this.#claimed > 0) await this.#slotFreed();
+    for (let tries = 0; tries < 3 && this.#records.length > 0; tries++) await this.#flush();
+    await this.#flushing;
+  }
+
+  #slotFreed(): Promise<void> {
+    return new Promise((resolve) => this.#slotWaiters.push(resolve));
+  }
+
+  #wakeSlotWaiters(): void {
+    const waiters = this.#slotWaiters.splice(0);
+    for (const wake of waiters) wake();
+  }
+}

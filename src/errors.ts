@@ -1,0 +1,50 @@
+/**
+ * The closed catalogue of error keys the API answers, each with its one HTTP status (contract §0).
+ * Every error body is `{key, message}`; the message names the field and the rule that was broken.
+ */
+export const ERROR_STATUS = {
+  invalid_parameter: 400,
+  dataSource_unavailable: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  feature_disabled: 403,
+  not_found: 404,
+  api_not_found: 404,
+  already_exists: 409,
+  redundant_action: 409,
+  payload_too_large: 413,
+  too_many_requests: 429,
+  bug: 500,
+} as const;
+
+export type ErrorKey = keyof typeof ERROR_STATUS;
+
+export class AppError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly key: ErrorKey,
+    message: string,
+    status?: number,
+  ) {
+    super(message);
+    this.name = 'AppError';
+    // 415 shares `invalid_parameter` with 400 (contract §0), so a caller may set the status.
+    this.status = status ?? ERROR_STATUS[key];
+  }
+}
+
+export const invalidParameter = (message: string) => new AppError('invalid_parameter', message);
+export const notFound = (what: string, id: number | string) => new AppError('not_found', `${what} ${id} was not found`);
+export const alreadyExists = (message: string) => new AppError('already_exists', message);
+export const featureDisabled = () =>
+  new AppError('feature_disabled', 'Webhooks are disabled: set webhooks.enabled to true in the configuration to use them');
+
+/** Maps a unique-violation from PostgreSQL to `already_exists`, naming the field; anything else passes through. */
+export function uniqueViolationAs(err: unknown, messagesByConstraint: Record<string, string>): unknown {
+  const pgErr = err as { code?: string; constraint?: string };
+  if (pgErr.code === '23505' && pgErr.constraint && messagesByConstraint[pgErr.constraint]) {
+    return alreadyExists(messagesByConstraint[pgErr.constraint]!);
+  }
+  return err;
+}

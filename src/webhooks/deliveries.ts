@@ -1,0 +1,108 @@
+import type { Queryable } from '../db/database.js';
+import { notFound } from '../errors.js';
+
+export const DELIVERY_STATUSES = ['pending', 'sent', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export interface AttemptLogEntry {
+  attemptedAt: string;
+  durationMs: number;
+  responseStatus?: number;
+  error?: string;
+  responseBody?: string;
+}
+
+export interface Delivery {
+  id: number;
+  webhookId: number;
+  /** The exact JSON sent, as an object (its keys in the order they were sent). */
+  payload: unknown;
+  sentDate: string | null;
+  error?: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: string | null;
+  responseStatus?: number;
+  createdAt: string;
+  updatedAt: string;
+  attemptLog?: AttemptLogEntry[];
+}
+
+export interface DeliveryRow {
+  id: number;
+  webhook_id: number;
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date | null;
+  sent_date: Date | null;
+  response_status: number | null;
+  error: string | null;
+  created_at: Date;
+  updated_at: Date;
+  attempt_log?: AttemptLogEntry[];
+}
+
+const DELIVERY_COLUMNS = `d.id, d.webhook_id, e.payload, d.status, d.attempts, d.next_attempt_at, d.sent_date,
+  d.response_status, d.error, d.created_at, d.updated_at`;
+
+export function toDelivery(row: DeliveryRow): Delivery {
+  const delivery: Delivery = {
+    id: row.id,
+    webhookId: row.webhook_id,
+    payload: JSON.parse(row.payload),
+    sentDate: row.sent_date?.toISOString() ?? null,
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: row.status === 'pending' ? (row.next_attempt_at?.toISOString() ?? null) : null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+  if (row.error !== null) delivery.error = row.error;
+  if (row.response_status !== null) delivery.responseStatus = row.response_status;
+  if (row.attempt_log) delivery.attemptLog = row.attempt_log;
+  return delivery;
+}
+
+/** Newest first, with the total for the same filter. */
+export async function listDeliveries(
+  db: Queryable,
+  webhookId: number,
+  page: { offset: number; limit: number; status?: DeliveryStatus | undefined },
+): Promise<{ totalCount: number; items: Delivery[] }> {
+  const status = page.status ?? null;
+  const { rows: count } = await db.query<{ total: number }>(
+    'SELECT count(*) AS total FROM webhook_deliveries WHERE webhook_id = $1 AND ($2::text IS NULL OR status = $2)',
+    [webhookId, status],
+  );
+  const { rows } = await db.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+     WHERE d.webhook_id = $1 AND ($2::text IS NULL OR d.status = $2) ORDER BY d.id DESC OFFSET $3 LIMIT $4`,
+    [webhookId, status, page.offset, page.limit],
+  );
+  return { totalCount: count[0]?.total ?? 0, items: rows.map(toDelivery) };
+}
+
+/** One delivery of a webhook with its attempt log; 404 when the pair does not exist. */
+export async function findDelivery(db: Queryable, webhookId: number, deliveryId: number): Promise<Delivery> {
+  const { rows } = await db.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS}, d.attempt_log FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+     WHERE d.id = $1 AND d.webhook_id = $2`,
+    [deliveryId, webhookId],
+  );
+  if (!rows[0]) throw notFound('delivery', deliveryId);
+  return toDelivery(rows[0]);
+}
+
+/**
+ * Deletes those of `eventIds` that no delivery refers to any more. Run it after deleting deliveries, as its
+ * own statement: inside the deleting statement the deleted rows would still be visible to this check.
+ */
+export async function deleteUnreferencedEvents(db: Queryable, eventIds: readonly number[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  await db.query(
+    `DELETE FROM webhook_events e WHERE e.id = ANY($1::bigint[])
+     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)`,
+    [[...new Set(eventIds)]],
+  );
+}

@@ -1,0 +1,80 @@
+import { readWebhookSettings } from '../config/settings-store.js';
+import type { Queryable } from '../db/database.js';
+import type { EventType } from './payloads.js';
+
+/** An event as the domain produced it, its payload already rendered. */
+export interface DomainEvent {
+  eventType: EventType;
+  sourceKey: string;
+  payload: string;
+}
+
+interface Subscription {
+  webhook_id: number;
+  event_type: EventType;
+  source_key: string | null;
+}
+
+/**
+ * The transactional outbox: called inside the transaction of the domain change, it writes each event's
+ * payload once and one pending delivery per subscribed webhook, so the deliveries exist exactly when the
+ * change committed. A webhook gets an event when one of its entries has that type and no source or the
+ * event's source; one delivery per webhook however many entries match. Nothing while the feature is disabled.
+ * Two statements whatever the number of events: this is the hot path of a matches call.
+ */
+export async function recordEvents(tx: Queryable, events: readonly DomainEvent[]): Promise<{ deliveries: number }> {
+  if (events.length === 0) return { deliveries: 0 };
+  // Read in the transaction: the commit is judged by the `enabled` it saw.
+  const settings = await readWebhookSettings(tx);
+  if (!settings.enabled) return { deliveries: 0 };
+
+  const types = [...new Set(events.map((e) => e.eventType))];
+  const { rows: subscriptions } = await tx.query<Subscription>(
+    'SELECT webhook_id, event_type, source_key FROM webhook_subscriptions WHERE event_type = ANY($1::text[]) ORDER BY webhook_id',
+    [types],
+  );
+  if (subscriptions.length === 0) return { deliveries: 0 };
+
+  const subscribers = new Map<string, number[]>(); // `${eventType}\0${sourceKey}` → webhook ids, for repeated pairs
+  const subscribersOf = (event: DomainEvent): number[] => {
+    const key = `${event.eventType}\0${event.sourceKey}`;
+    let ids = subscribers.get(key);
+    if (!ids) {
+      const set = new Set<number>();
+      for (const s of subscriptions) {
+        if (s.event_type === event.eventType && (s.source_key === null || s.source_key === event.sourceKey)) set.add(s.webhook_id);
+      }
+      ids = [...set];
+      subscribers.set(key, ids);
+    }
+    return ids;
+  };
+
+  const kept = events.map((event) => ({ event, webhookIds: subscribersOf(event) })).filter((e) => e.webhookIds.length > 0);
+  if (kept.length === 0) return { deliveries: 0 };
+
+  // Ids first, so each delivery can name its event in the same round trip as the events' insert.
+  const { rows: ids } = await tx.query<{ id: number }>(
+    `SELECT nextval(pg_get_serial_sequence('webhook_events', 'id')) AS id FROM generate_series(1, $1::int)`,
+    [kept.length],
+  );
+  const eventIds = ids.map((r) => r.id);
+  const deliveryWebhookIds: number[] = [];
+  const deliveryEventIds: number[] = [];
+  kept.forEach(({ webhookIds }, i) => {
+    for (const webhookId of webhookIds) {
+      deliveryWebhookIds.push(webhookId);
+      deliveryEventIds.push(eventIds[i]!);
+    }
+  });
+  await tx.query(
+    `WITH inserted_events AS (
+       INSERT INTO webhook_events (id, event_type, payload)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])
+     )
+     INSERT INTO webhook_deliveries (webhook_id, event_id, next_attempt_at)
+     SELECT webhook_id, event_id, now() FROM unnest($4::int[], $5::bigint[]) AS d(webhook_id, event_id)`,
+    [eventIds, kept.map((k) => k.event.eventType), kept.map((k) => k.event.payload), deliveryWebhookIds, deliveryEventIds],
+  );
+  return { deliveries: deliveryWebhookIds.length };
+}

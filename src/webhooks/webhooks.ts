@@ -1,0 +1,122 @@
+import { requireDataSources } from '../alerts/sources.js';
+import type { Database, Queryable } from '../db/database.js';
+import { invalidParameter, notFound } from '../errors.js';
+import { deleteUnreferencedEvents } from './deliveries.js';
+import { EVENT_TYPES, type EventType } from './payloads.js';
+
+export interface WebhookEvent {
+  eventType: EventType;
+  sourceKey?: string;
+}
+
+/** A webhook as the API shows it: never its secret. */
+export interface Webhook {
+  id: number;
+  url: string;
+  events: WebhookEvent[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WebhookTarget {
+  id: number;
+  url: string;
+  secret: string;
+}
+
+export const MAX_URL_LENGTH = 2048;
+export const MAX_SECRET_LENGTH = 1024;
+
+export function checkReceiverUrl(url: string): string {
+  if (url.length > MAX_URL_LENGTH) throw invalidParameter(`url must be at most ${MAX_URL_LENGTH} characters`);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalidParameter(`url "${url}" is not an absolute URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidParameter(`url must be http or https, got ${parsed.protocol.slice(0, -1)}`);
+  if (parsed.username || parsed.password) throw invalidParameter('url must not contain a user:password part; authenticate receivers with the secret');
+  return url;
+}
+
+/** Left out means all three event types on any data source; duplicates are merged, first occurrence kept. */
+export function normaliseEvents(events: WebhookEvent[] | undefined): WebhookEvent[] {
+  if (events === undefined) return EVENT_TYPES.map((eventType) => ({ eventType }));
+  if (events.length === 0) throw invalidParameter('events must have at least 1 item (leave it out to subscribe to every event)');
+  const seen = new Set<string>();
+  const merged: WebhookEvent[] = [];
+  for (const event of events) {
+    const key = `${event.eventType}\0${event.sourceKey ?? ''}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    merged.push(event.sourceKey === undefined ? { eventType: event.eventType } : { eventType: event.eventType, sourceKey: event.sourceKey });
+  }
+  return merged;
+}
+
+export async function createWebhook(db: Database, input: { url: string; secret: string; events?: WebhookEvent[] | undefined }): Promise<Webhook> {
+  const url = checkReceiverUrl(input.url);
+  if (input.secret.length === 0 || input.secret.length > MAX_SECRET_LENGTH) {
+    throw invalidParameter(`secret must be a non-empty string of at most ${MAX_SECRET_LENGTH} characters`);
+  }
+  const events = normaliseEvents(input.events);
+  const id = await db.transaction(async (tx) => {
+    await requireDataSources(tx, events.flatMap((e) => (e.sourceKey === undefined ? [] : [e.sourceKey])));
+    const { rows } = await tx.query<{ id: number }>('INSERT INTO webhooks (url, secret) VALUES ($1, $2) RETURNING id', [url, input.secret]);
+    const webhookId = rows[0]!.id;
+    await tx.query(
+      `INSERT INTO webhook_subscriptions (webhook_id, position, event_type, source_key)
+       SELECT $1, position - 1, event_type, source_key FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS e(event_type, source_key, position)`,
+      [webhookId, events.map((e) => e.eventType), events.map((e) => e.sourceKey ?? null)],
+    );
+    return webhookId;
+  });
+  return (await listWebhooks(db, id))[0]!;
+}
+
+interface WebhookRow {
+  id: number;
+  url: string;
+  created_at: Date;
+  updated_at: Date;
+  events: { eventType: EventType; sourceKey: string | null }[];
+}
+
+/** Oldest first; or the one webhook `id`. */
+export async function listWebhooks(db: Queryable, id?: number): Promise<Webhook[]> {
+  const { rows } = await db.query<WebhookRow>(
+    `SELECT w.id, w.url, w.created_at, w.updated_at,
+            COALESCE((SELECT jsonb_agg(jsonb_build_object('eventType', s.event_type, 'sourceKey', s.source_key) ORDER BY s.position)
+                      FROM webhook_subscriptions s WHERE s.webhook_id = w.id), '[]') AS events
+     FROM webhooks w WHERE ($1::int IS NULL OR w.id = $1) ORDER BY w.id`,
+    [id ?? null],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    url: row.url,
+    events: row.events.map((e) => (e.sourceKey === null ? { eventType: e.eventType } : { eventType: e.eventType, sourceKey: e.sourceKey })),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  }));
+}
+
+/** The webhook with its secret, for signing; 404 when it does not exist. */
+export async function findWebhookTarget(db: Queryable, id: number): Promise<WebhookTarget> {
+  const { rows } = await db.query<WebhookTarget>('SELECT id, url, secret FROM webhooks WHERE id = $1', [id]);
+  if (!rows[0]) throw notFound('webhook', id);
+  return rows[0];
+}
+
+/**
+ * Deletes the webhook, its deliveries and the payloads no other delivery refers to, together (the delivery
+ * table has no foreign keys to cascade).
+ */
+export async function deleteWebhook(db: Database, id: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    const { rowCount } = await tx.query('DELETE FROM webhooks WHERE id = $1', [id]);
+    if (rowCount === 0) throw notFound('webhook', id);
+    const { rows } = await tx.query<{ event_id: number }>('DELETE FROM webhook_deliveries WHERE webhook_id = $1 RETURNING event_id', [id]);
+    await deleteUnreferencedEvents(tx, rows.map((r) => r.event_id));
+  });
+}

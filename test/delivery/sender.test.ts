@@ -1,0 +1,300 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DeliverySender, parseRetryAfter } from '../../src/delivery/sender.js';
+import { signPayload } from '../../src/delivery/signer.js';
+import { verifyPayloadHmac, verifyStandardWebhook } from '../../src/delivery/verify.js';
+
+interface Received {
+  method: string | undefined;
+  url: string | undefined;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+interface TestServer {
+  url: string;
+  requests: Received[];
+  /** Accepted TCP connections. */
+  connections: () => number;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
+
+const servers: Server[] = [];
+const senders: DeliverySender[] = [];
+
+afterEach(async () => {
+  await Promise.all(senders.splice(0).map((sender) => sender.close()));
+  await Promise.all(
+    servers.splice(0).map(
+      (server) =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    ),
+  );
+});
+
+function newSender(options?: ConstructorParameters<typeof DeliverySender>[0]): DeliverySender {
+  const sender = new DeliverySender(options);
+  senders.push(sender);
+  return sender;
+}
+
+async function listen(server: Server, handler: Handler, scheme = 'http'): Promise<TestServer> {
+  const requests: Received[] = [];
+  let connections = 0;
+  server.on('connection', () => connections++);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      requests.push({ method: req.method, url: req.url, headers: req.headers, body });
+      handler(req, res, body);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `${scheme}://127.0.0.1:${port}`, requests, connections: () => connections };
+}
+
+function startServer(handler: Handler): Promise<TestServer> {
+  return listen(createServer(), handler);
+}
+
+const secret = 'whsec-test-secret';
+const body = '{"eventType":"ping","data":{"webhookId":7,"note":"café ☕"}}';
+
+function request(url: string, timeoutMs = 5000): { url: string; body: string; headers: Record<string, string>; timeoutMs: number } {
+  return { url, body, headers: { ...signPayload(secret, 42, Math.floor(Date.now() / 1000), body) }, timeoutMs };
+}
+
+describe('DeliverySender', () => {
+  it('POSTs the exact body with JSON content type, user agent and the given headers; 204 is ok', async () => {
+    const server = await startServer((_req, res) => res.writeHead(204).end());
+    const req = request(`${server.url}/hooks/in?a=1&b=two`);
+    const outcome = await newSender().send(req);
+
+    expect(outcome).toMatchObject({ ok: true, responseStatus: 204 });
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.responseBody).toBeUndefined();
+    expect(outcome.durationMs).toBeGreaterThanOrEqual(0);
+
+    expect(server.requests).toHaveLength(1);
+    const got = server.requests[0] as Received;
+    expect(got.method).toBe('POST');
+    expect(got.url).toBe('/hooks/in?a=1&b=two');
+    expect(got.body.equals(Buffer.from(body, 'utf8'))).toBe(true);
+    expect(got.headers['content-type']).toBe('application/json');
+    expect(got.headers['content-length']).toBe(String(Buffer.byteLength(body)));
+    expect(got.headers['user-agent']).toMatch(/^alert-webhooks\/\d+\.\d+\.\d+/);
+    expect(got.headers['x-payload-hmac']).toBe(req.headers['x-payload-hmac']);
+    expect(got.headers['webhook-id']).toBe('42');
+    expect(got.headers['webhook-signature']).toBe(req.headers['webhook-signature']);
+    expect(verifyPayloadHmac(secret, got.body, got.headers['x-payload-hmac'])).toBe(true);
+    expect(verifyStandardWebhook(secret, got.body, got.headers)).toBe(true);
+  });
+
+  it('takes a custom user agent', async () => {
+    const server = await startServer((_req, res) => res.writeHead(200).end('thanks'));
+    const outcome = await newSender({ userAgent: 'custom/1' }).send(request(server.url));
+    expect(outcome).toMatchObject({ ok: true, responseStatus: 200, responseBody: 'thanks' });
+    expect(server.requests[0]?.headers['user-agent']).toBe('custom/1');
+  });
+
+  it('fails on a 500 and keeps the response body', async () => {
+    const server = await startServer((_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('boom: database down'));
+    const outcome = await newSender().send(request(server.url));
+    expect(outcome).toMatchObject({ ok: false, responseStatus: 500, error: 'receiver answered 500', responseBody: 'boom: database down' });
+    expect(outcome.retryAfterMs).toBeUndefined();
+  });
+
+  it('keeps only the first 4096 bytes of a 10 KB response and still reuses the connection', async () => {
+    const big = Array.from({ length: 10_240 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+    const server = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(big));
+    const sender = newSender();
+    const outcome = await sender.send(request(server.url));
+    expect(outcome.ok).toBe(true);
+    expect(Buffer.byteLength(outcome.responseBody ?? '')).toBe(4096);
+    expect(outcome.responseBody).toBe(big.slice(0, 4096));
+
+    const again = await sender.send(request(server.url));
+    expect(again.ok).toBe(true);
+    expect(server.requests).toHaveLength(2);
+    expect(server.connections()).toBe(1);
+  });
+
+  it('does not cut a multi-byte character in half at the 4 KiB limit', async () => {
+    const text = `${'a'.repeat(4095)}é and more`;
+    const server = await startServer((_req, res) => res.writeHead(400).end(text));
+    const outcome = await newSender().send(request(server.url));
+    expect(outcome).toMatchObject({ ok: false, error: 'receiver answered 400', responseBody: 'a'.repeat(4095) });
+  });
+
+  it('does not read an endless response: it closes that connection instead', async () => {
+    let resolveClosed: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+    const chunk = Buffer.alloc(16 * 1024, 'x');
+    const server = await startServer((_req, res) => {
+      res.on('close', resolveClosed);
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const pump = (): void => {
+        while (!res.destroyed && res.write(chunk));
+      };
+      res.on('drain', pump);
+      pump();
+    });
+    const outcome = await newSender().send(request(server.url, 10_000));
+    expect(outcome).toMatchObject({ ok: true, responseStatus: 200 });
+    expect(outcome.responseBody).toBe('x'.repeat(4096));
+    await closed; // the receiver sees the connection go away (else this test times out)
+  });
+
+  it('times out when the receiver never answers', async () => {
+    const server = await startServer(() => undefined);
+    const outcome = await newSender().send(request(server.url, 1000));
+    expect(outcome).toMatchObject({ ok: false, error: 'timed out after 1000 ms' });
+    expect(outcome.responseStatus).toBeUndefined();
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('times out when the response body stalls before 4 KiB', async () => {
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('partial');
+    });
+    const outcome = await newSender().send(request(server.url, 1000));
+    expect(outcome).toMatchObject({ ok: false, responseStatus: 200, error: 'timed out after 1000 ms' });
+  });
+
+  it('reports a refused connection', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const outcome = await newSender().send(request(`http://127.0.0.1:${port}/hook`));
+    expect(outcome).toMatchObject({ ok: false, error: 'connection refused' });
+  });
+
+  it('reports a reset connection', async () => {
+    const server = await startServer((req) => req.socket.destroy());
+    const outcome = await newSender().send(request(server.url));
+    expect(outcome).toMatchObject({ ok: false, error: 'connection reset' });
+  });
+
+  it('reports a failed DNS lookup', async () => {
+    const outcome = await newSender().send(request('http://no-such-host.invalid/hook'));
+    expect(outcome).toMatchObject({ ok: false, error: 'DNS lookup failed for no-such-host.invalid' });
+  });
+
+  it('reports a self-signed TLS certificate', async () => {
+    const server = await listen(createTlsServer({ key: TEST_KEY, cert: TEST_CERT }), (_req, res) => res.writeHead(204).end(), 'https');
+    const outcome = await newSender().send(request(server.url));
+    expect(outcome).toMatchObject({ ok: false, error: 'TLS: self-signed certificate' });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('never follows a redirect', async () => {
+    const target = await startServer((_req, res) => res.writeHead(204).end());
+    const server = await startServer((_req, res) => res.writeHead(302, { location: `${target.url}/elsewhere` }).end());
+    const outcome = await newSender().send(request(server.url));
+    expect(outcome).toMatchObject({ ok: false, responseStatus: 302, error: 'receiver answered 302 (redirects are not followed)' });
+    expect(server.requests).toHaveLength(1);
+    expect(target.requests).toHaveLength(0);
+    expect(target.connections()).toBe(0);
+  });
+
+  it('reads Retry-After in seconds on a 503', async () => {
+    const server = await startServer((_req, res) => res.writeHead(503, { 'retry-after': '7' }).end());
+    const outcome = await newSender().send(request(server.url));
+    expect(outcome).toMatchObject({ ok: false, responseStatus: 503, error: 'receiver answered 503', retryAfterMs: 7000 });
+  });
+
+  it('reads Retry-After as an HTTP date on a 429', async () => {
+    const server = await startServer((_req, res) =>
+      res.writeHead(429, { 'retry-after': new Date(Date.now() + 120_000).toUTCString() }).end(),
+    );
+    const outcome = await newSender().send(request(server.url));
+    expect(outcome).toMatchObject({ ok: false, responseStatus: 429, error: 'receiver answered 429' });
+    expect(outcome.retryAfterMs).toBeGreaterThan(100_000);
+    expect(outcome.retryAfterMs).toBeLessThanOrEqual(120_000);
+  });
+
+  it('ignores Retry-After on other statuses', async () => {
+    const server = await startServer((_req, res) => res.writeHead(500, { 'retry-after': '7' }).end());
+    const outcome = await newSender().send(request(server.url));
+    expect(outcome.retryAfterMs).toBeUndefined();
+  });
+
+  it('reuses one keep-alive connection for sequential sends to one origin', async () => {
+    const server = await startServer((_req, res) => res.writeHead(204).end());
+    const sender = newSender();
+    const first = await sender.send(request(`${server.url}/a`));
+    const second = await sender.send(request(`${server.url}/b`));
+    expect(first.ok).toBe(true);
+    expect(second.ok).toBe(true);
+    expect(server.requests.map((r) => r.url)).toEqual(['/a', '/b']);
+    expect(server.connections()).toBe(1);
+  });
+
+  it('never throws: a bad URL or a closed sender is a failed outcome', async () => {
+    const sender = newSender();
+    await expect(sender.send(request('not a url'))).resolves.toMatchObject({ ok: false, error: 'request failed: invalid URL' });
+    await expect(sender.send(request('ftp://127.0.0.1/x'))).resolves.toMatchObject({
+      ok: false,
+      error: 'request failed: unsupported protocol ftp:',
+    });
+    await sender.close();
+    await expect(sender.send(request('http://127.0.0.1:9/x'))).resolves.toMatchObject({
+      ok: false,
+      error: 'request failed: sender is closed',
+    });
+  });
+});
+
+describe('parseRetryAfter', () => {
+  const now = Date.parse('2026-11-22T10:00:00.000Z');
+
+  it('reads seconds and HTTP dates, capped at 24 h', () => {
+    expect(parseRetryAfter('0', now)).toBe(0);
+    expect(parseRetryAfter(' 120 ', now)).toBe(120_000);
+    expect(parseRetryAfter(['30', '60'], now)).toBe(30_000);
+    expect(parseRetryAfter('Sun, 22 Nov 2026 10:01:30 GMT', now)).toBe(90_000);
+    expect(parseRetryAfter('Sun, 22 Nov 2026 09:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('999999', now)).toBe(86_400_000);
+    expect(parseRetryAfter('Mon, 30 Nov 2026 10:00:00 GMT', now)).toBe(86_400_000);
+  });
+
+  it('ignores what it cannot read', () => {
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+    expect(parseRetryAfter('', now)).toBeUndefined();
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter('-5', now)).toBeUndefined();
+    expect(parseRetryAfter('1.5', now)).toBeUndefined();
+  });
+});
+
+// A throwaway self-signed certificate for CN=localhost / 127.0.0.1 (P-256, valid to 2126), used only by the TLS test.
+const TEST_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgXaIN2VZQ0z6inzz5
+yGAcRam2W3z/0qmcFP4SCJxlniahRANCAATO5v6Y111vq6Y543Kj5akvv30uL5sQ
+CF2ZpFghwVp/c58j8gH6/wq/46P50gtsKPJdAWcomcWxzGG6b3JmEF3Y
+-----END PRIVATE KEY-----
+`;
+const TEST_CERT = `-----BEGIN CERTIFICATE-----
+MIIBmzCCAUGgAwIBAgIUAzx/4v7Ov+DuMlhQUP5dGX0SFxQwCgYIKoZIzj0EAwIw
+FDESMBAGA1UEAwwJbG9jYWxob3N0MCAXDTI2MTEyMjE1MjMzMloYDzIxMjYxMDI5
+MTUyMzMyWjAUMRIwEAYDVQQDDAlsb2NhbGhvc3QwWTATBgcqhkjOPQIBBggqhkjO
+PQMBBwNCAATO5v6Y111vq6Y543Kj5akvv30uL5sQCF2ZpFghwVp/c58j8gH6/wq/
+46P50gtsKPJdAWcomcWxzGG6b3JmEF3Yo28wbTAdBgNVHQ4EFgQUhKdQmOX8KwXp
+DYdzfcUjq1VqhycwHwYDVR0jBBgwFoAUhKdQmOX8KwXpDYdzfcUjq1VqhycwDwYD
+VR0TAQH/BAUwAwEB/zAaBgNVHREEEzARgglsb2NhbGhvc3SHBH8AAAEwCgYIKoZI
+zj0EAwIDSAAwRQIhAJ51b4FKcpo4fjHwmaj5udKDfE4e28rldvTQc4Davp1eAiBP
++fKpnvROKF0ErCo0GES5zQ6MWCiAU2GC2lbPcAMECg==
+-----END CERTIFICATE-----
+`;

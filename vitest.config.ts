@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+
+// The whole suite runs twice: once on the embedded database (PGlite), once on PostgreSQL.
+// Each test file gets its own database, cloned from a template migrated once per run (test/support/global-setup.ts).
+export default defineConfig({
+  test: {
+    globalSetup: ['./test/support/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    reporters: ['default', './test/support/summary-reporter.ts'],
+    projects: [
+      { extends: true, test: { name: 'pglite', env: { TEST_DB: 'pglite' }, include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'postgres', env: { TEST_DB: 'postgres' }, include: ['test/**/*.test.ts'] } },
+    ],
+  },
+});
