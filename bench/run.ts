@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { AdminClient } from './lib/api.js';
+import { buildService } from './lib/build.js';
 import { measureCeiling } from './lib/ceiling.js';
 import type { ReceiverStats } from './lib/receiver.js';
 import { ServiceProcess } from './lib/service.js';
@@ -26,9 +27,9 @@ const option = (name: string, fallback: string) => {
 
 const mode = flag('quick') ? 'quick' : flag('large') ? 'large' : 'default';
 const PLAN = {
-  quick: { drainDeliveries: 10_000, ceilingRequests: 20_000, latencySeconds: 5, latencyEventsPerSecond: 500, cleanupRows: 100_000 },
-  default: { drainDeliveries: 100_000, ceilingRequests: 100_000, latencySeconds: 30, latencyEventsPerSecond: 1000, cleanupRows: 1_000_000 },
-  large: { drainDeliveries: 1_000_000, ceilingRequests: 200_000, latencySeconds: 30, latencyEventsPerSecond: 1000, cleanupRows: 1_000_000 },
+  quick: { drainDeliveries: 10_000, ceilingRequests: 10_000, latencySeconds: 5, latencyEventsPerSecond: 500, cleanupRows: 100_000 },
+  default: { drainDeliveries: 100_000, ceilingRequests: 50_000, latencySeconds: 30, latencyEventsPerSecond: 1000, cleanupRows: 1_000_000 },
+  large: { drainDeliveries: 1_000_000, ceilingRequests: 50_000, latencySeconds: 30, latencyEventsPerSecond: 1000, cleanupRows: 1_000_000 },
 }[mode];
 const WEBHOOKS = 10;
 const MATCHES_PER_CALL = 100;
@@ -141,7 +142,7 @@ async function prepareDatabase(kind: 'postgres' | 'pglite'): Promise<{ env: Reco
 async function benchDatabase(kind: 'postgres' | 'pglite', receiver: Receiver, ceiling: number): Promise<Figures> {
   const { env: dbEnv, dispose } = await prepareDatabase(kind);
   const env = { ...dbEnv, ADMIN_PASSWORD, PUBLIC_BASE_URL: 'http://localhost:3000' };
-  let service = await ServiceProcess.start(env);
+  let service = await ServiceProcess.start(build.cli, env);
   let api = new AdminClient(service.baseUrl);
   try {
     await api.signIn(ADMIN_PASSWORD);
@@ -244,7 +245,7 @@ async function restart(
   await api.close();
   await service.stop();
   await whileStopped();
-  const started = await ServiceProcess.start(env, profileDir);
+  const started = await ServiceProcess.start(build.cli, env, profileDir);
   const client = new AdminClient(started.baseUrl);
   await client.signIn(ADMIN_PASSWORD);
   return { service: started, api: client };
@@ -271,9 +272,11 @@ const round = (value: number, digits: number) => Number(value.toFixed(digits));
 // ---------------------------------------------------------------- main
 
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+phase('building the service');
+const build = await buildService();
 const receiver = await Receiver.start();
 try {
-  phase(`ceiling: a plain undici Pool, ${PLAN.ceilingRequests} signed POSTs`);
+  phase(`ceiling: a plain undici Pool, a warm-up and 3 rounds of ${PLAN.ceilingRequests} signed POSTs`);
   const ceiling = await measureCeiling(receiver.url, PLAN.ceilingRequests);
   const results: Record<string, Figures> = {};
   for (const kind of databases) results[kind] = await benchDatabase(kind, receiver, ceiling.deliveriesPerSecond);
@@ -294,6 +297,7 @@ try {
   console.log(`\nfigures written to ${path.relative(process.cwd(), outFile)}`);
 } finally {
   receiver.stop();
+  build.dispose();
 }
 
 async function serverVersion(): Promise<string> {
@@ -308,7 +312,7 @@ function printTable(ceiling: number, results: Record<string, Figures>): void {
   const ratio = (value: number) => `${((value / ceiling) * 100).toFixed(0)}%`;
   const rows: [string, ...string[]][] = [['', ...Object.keys(results)]];
   const add = (label: string, pick: (f: Figures) => string) => rows.push([label, ...Object.values(results).map(pick)]);
-  console.log(`\nAlert Webhooks benchmark (${mode}) — ceiling: ${ceiling} deliveries/s (plain undici Pool, no database)\n`);
+  console.log(`\nAlert Webhooks benchmark (${mode}) — ceiling: ${ceiling} deliveries/s (plain undici Pool, no database; median of 3 rounds)\n`);
   add('ingest events/s', (f) => String(f.ingest.eventsPerSecond));
   add('ingest deliveries created/s', (f) => `${f.ingest.deliveriesPerSecond} (${ratio(f.ingest.deliveriesPerSecond)})`);
   add(`drain deliveries/s (${PLAN.drainDeliveries})`, (f) => `${f.drain.deliveriesPerSecond} (${ratio(f.drain.deliveriesPerSecond)})`);

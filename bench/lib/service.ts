@@ -5,7 +5,7 @@ import { request } from 'undici';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The service under test: the CLI (`serve`) in a process of its own, as in production. */
+/** The service under test: the compiled CLI (`serve`, see build.ts) in a process of its own, as in production. */
 export class ServiceProcess {
   /** What the service logged, but for the per-request lines: the harness reads the cleanup's report here. */
   readonly logLines: Record<string, unknown>[] = [];
@@ -32,10 +32,9 @@ export class ServiceProcess {
   }
 
   /** Starts it on a free port (PORT=0); answers once it has said where it listens and /health answers. */
-  static async start(env: Record<string, string>, profileDir?: string): Promise<ServiceProcess> {
-    // From source through tsx's loader: no build step to race with (the loader costs start-up time, not throughput).
+  static async start(cli: string, env: Record<string, string>, profileDir?: string): Promise<ServiceProcess> {
     const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-    const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/cli.ts', 'serve'], {
+    const child = spawn(process.execPath, [...profile, cli, 'serve'], {
       cwd: ROOT,
       env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -237,8 +237,10 @@ export class DeliveryWorker {
     if (!endpoint) return undefined;
     const settings = this.settings.webhooks;
     const attemptedAt = Date.now();
-    const headers = signPayload(endpoint.key, delivery.id, Math.floor(attemptedAt / 1000), delivery.payload);
-    const outcome = await this.sender.send({ url: endpoint.url, body: delivery.payload, headers, timeoutMs: settings.requestTimeoutMs });
+    // Encoded once: both signatures and the request use these bytes (a string is encoded by each).
+    const body = Buffer.from(delivery.payload, 'utf8');
+    const headers = signPayload(endpoint.key, delivery.id, Math.floor(attemptedAt / 1000), body);
+    const outcome = await this.sender.send({ url: endpoint.url, body, headers, timeoutMs: settings.requestTimeoutMs });
     const decision = decideAfterAttempt(
       { ok: outcome.ok, attempt: delivery.attempts, isPing: delivery.isPing, retryAfterMs: outcome.retryAfterMs },
       settings.retryScheduleMs,
@@ -248,10 +250,13 @@ export class DeliveryWorker {
     if (outcome.responseStatus !== undefined) logEntry.responseStatus = outcome.responseStatus;
     if (outcome.error !== undefined) logEntry.error = outcome.error;
     if (outcome.responseBody !== undefined) logEntry.responseBody = outcome.responseBody;
-    this.log.debug(
-      { deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: delivery.attempts, outcome: decision.status, responseStatus: outcome.responseStatus, error: outcome.error, durationMs: outcome.durationMs },
-      'delivery attempt',
-    );
+    // Guarded: the fields object would be built for every attempt, at info level too.
+    if (this.log.isLevelEnabled('debug')) {
+      this.log.debug(
+        { deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: delivery.attempts, outcome: decision.status, responseStatus: outcome.responseStatus, error: outcome.error, durationMs: outcome.durationMs },
+        'delivery attempt',
+      );
+    }
     return {
       id: delivery.id,
       leaseToken: delivery.leaseToken,
