@@ -98,6 +98,7 @@ export class EmbeddedAutovacuum {
     this.#running = true;
     try {
       for (const { table, vacuum } of this.#due()) {
+        if (this.#closed) break;
         const counts = this.#tables.get(table)!;
         counts.changed = 0;
         if (vacuum) counts.dead = 0;
