@@ -75,8 +75,11 @@ async function openEmbedded(dataDir: string): Promise<Database> {
     const autovacuum = new EmbeddedAutovacuum((sql) => pool.query(sql));
     return sessionDatabase('pglite', pool, { autovacuum }, async () => {
       autovacuum.close();
-      await pool.end();
-      lock.release();
+      try {
+        await pool.end();
+      } finally {
+        lock.release();
+      }
     });
   } catch (err) {
     lock.release();

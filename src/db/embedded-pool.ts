@@ -88,12 +88,14 @@ export class EmbeddedPool {
   /** Waits for the session, closes PGlite cleanly (it writes its files on close), and stops the thread. */
   async end(): Promise<void> {
     const session = await this.connect();
+    let closing: ThreadReply | undefined;
     try {
-      if (!this.#failure) await this.#send({ id: this.#nextId++, close: true });
+      if (!this.#failure) closing = await this.#send({ id: this.#nextId++, close: true });
     } finally {
       session.release();
       await this.#thread.terminate();
     }
+    if (closing && 'error' in closing) throw errorFrom(closing.error);
   }
 
   async #statement(text: string, params: unknown[] | undefined): Promise<StatementResult> {

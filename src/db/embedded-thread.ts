@@ -32,10 +32,13 @@ async function open(): Promise<void> {
   port.on('message', (request: ThreadRequest) => {
     if ('close' in request) {
       client.release();
-      void pool
+      pool
         .end()
         .then(() => pglite.close())
-        .finally(() => reply({ id: request.id, closed: true }));
+        .then(
+          () => reply({ id: request.id, closed: true }),
+          (err: unknown) => reply({ id: request.id, error: errorFields(err) }),
+        );
       return;
     }
     // Not awaited: the client queues statements in arrival order, and the next one is handed over at once.
