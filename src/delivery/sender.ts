@@ -1,4 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
+import { rootCertificates } from 'node:tls';
 import { Pool, type Dispatcher } from 'undici';
 import { VERSION } from '../version.js';
 
@@ -31,6 +32,11 @@ export interface DeliverySenderOptions {
   connectionsPerOrigin?: number;
   /** How much of a response body is kept; default 4096. */
   maxResponseBytes?: number;
+  /**
+   * Certificates (PEM) to trust besides Node's bundled roots, such as a private CA's. A deployment can also use
+   * Node's NODE_EXTRA_CA_CERTS.
+   */
+  extraCaCertificates?: string;
 }
 
 const DEFAULT_CONNECTIONS_PER_ORIGIN = 64;
@@ -62,6 +68,7 @@ export class DeliverySender {
   readonly #userAgent: string;
   readonly #connections: number;
   readonly #maxResponseBytes: number;
+  readonly #ca: string[] | undefined;
   readonly #pools = new Map<string, Pool>();
   readonly #urls = new Map<string, ParsedUrl>();
   #closed = false;
@@ -70,6 +77,8 @@ export class DeliverySender {
     this.#userAgent = options.userAgent ?? `alert-webhooks/${VERSION}`;
     this.#connections = positiveInteger(options.connectionsPerOrigin, DEFAULT_CONNECTIONS_PER_ORIGIN, 'connectionsPerOrigin');
     this.#maxResponseBytes = positiveInteger(options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 'maxResponseBytes');
+    // A `ca` replaces the bundled roots rather than adding to them: keep them.
+    this.#ca = options.extraCaCertificates === undefined ? undefined : [...rootCertificates, options.extraCaCertificates];
   }
 
   /**
@@ -173,7 +182,11 @@ export class DeliverySender {
     const key = `${connectTimeoutMs} ${origin}`;
     let pool = this.#pools.get(key);
     if (pool === undefined || pool.closed || pool.destroyed) {
-      const created = new Pool(origin, { connections: this.#connections, connectTimeout: connectTimeoutMs });
+      const created = new Pool(origin, {
+        connections: this.#connections,
+        connectTimeout: connectTimeoutMs,
+        ...(this.#ca === undefined ? {} : { connect: { ca: this.#ca } }),
+      });
       const dropIfIdle = (): void => {
         const stats = created.stats;
         if (stats.connected === 0 && stats.size === 0 && this.#pools.get(key) === created) {

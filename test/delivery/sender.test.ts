@@ -1,10 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeliverySender, parseRetryAfter } from '../../src/delivery/sender.js';
 import { signPayload } from '../../src/delivery/signer.js';
 import { verifyPayloadHmac, verifyStandardWebhook } from '../../src/delivery/verify.js';
+import { REPO_ROOT } from '../support/processes.js';
 
 interface Received {
   method: string | undefined;
@@ -197,6 +200,31 @@ describe('DeliverySender', () => {
     const outcome = await newSender().send(request(server.url));
     expect(outcome).toMatchObject({ ok: false, error: 'TLS: self-signed certificate' });
     expect(server.requests).toHaveLength(0);
+  });
+
+  describe('with a CA the sender trusts', () => {
+    const tls = (name: string) => readFileSync(path.join(REPO_ROOT, 'test/support/tls', name), 'utf8');
+    const trusting = () => newSender({ extraCaCertificates: tls('ca.pem') });
+    const receiver = (cert: string) => listen(createTlsServer({ key: tls('receiver.key'), cert: tls(cert) }), (_req, res) => res.writeHead(204).end(), 'https');
+
+    it('delivers to a receiver whose certificate it signed', async () => {
+      const server = await receiver('valid.pem');
+      expect(await trusting().send(request(server.url))).toMatchObject({ ok: true, responseStatus: 204 });
+      // The bundled roots are not all it trusts otherwise: without the CA, the same receiver is refused.
+      expect(await newSender().send(request(server.url))).toMatchObject({ ok: false, error: 'TLS: unable to verify the certificate' });
+    });
+
+    it('reports an expired certificate', async () => {
+      const server = await receiver('expired.pem');
+      expect(await trusting().send(request(server.url))).toMatchObject({ ok: false, error: 'TLS: certificate has expired' });
+      expect(server.requests).toHaveLength(0);
+    });
+
+    it('reports a certificate for another host name', async () => {
+      const server = await receiver('other-host.pem');
+      expect(await trusting().send(request(server.url))).toMatchObject({ ok: false, error: 'TLS: certificate does not match the host name' });
+      expect(server.requests).toHaveLength(0);
+    });
   });
 
   it('never follows a redirect', async () => {
