@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { AdminClient } from './lib/api.js';
 import { buildService } from './lib/build.js';
-import { measureCeiling } from './lib/ceiling.js';
+import { CEILING_ROUNDS, measureCeiling } from './lib/ceiling.js';
 import type { ReceiverStats } from './lib/receiver.js';
 import { ServiceProcess } from './lib/service.js';
 import { runTsx } from './lib/tsx.js';
@@ -276,7 +276,7 @@ phase('building the service');
 const build = await buildService();
 const receiver = await Receiver.start();
 try {
-  phase(`ceiling: a plain undici Pool, a warm-up and 3 rounds of ${PLAN.ceilingRequests} signed POSTs`);
+  phase(`ceiling: a plain undici Pool, a warm-up and ${CEILING_ROUNDS} rounds of ${PLAN.ceilingRequests} signed POSTs`);
   const ceiling = await measureCeiling(receiver.url, PLAN.ceilingRequests);
   const results: Record<string, Figures> = {};
   for (const kind of databases) results[kind] = await benchDatabase(kind, receiver, ceiling.deliveriesPerSecond);
@@ -312,7 +312,7 @@ function printTable(ceiling: number, results: Record<string, Figures>): void {
   const ratio = (value: number) => `${((value / ceiling) * 100).toFixed(0)}%`;
   const rows: [string, ...string[]][] = [['', ...Object.keys(results)]];
   const add = (label: string, pick: (f: Figures) => string) => rows.push([label, ...Object.values(results).map(pick)]);
-  console.log(`\nAlert Webhooks benchmark (${mode}) — ceiling: ${ceiling} deliveries/s (plain undici Pool, no database; median of 3 rounds)\n`);
+  console.log(`\nAlert Webhooks benchmark (${mode}) — ceiling: ${ceiling} deliveries/s (plain undici Pool, no database; median of ${CEILING_ROUNDS} rounds)\n`);
   add('ingest events/s', (f) => String(f.ingest.eventsPerSecond));
   add('ingest deliveries created/s', (f) => `${f.ingest.deliveriesPerSecond} (${ratio(f.ingest.deliveriesPerSecond)})`);
   add(`drain deliveries/s (${PLAN.drainDeliveries})`, (f) => `${f.drain.deliveriesPerSecond} (${ratio(f.drain.deliveriesPerSecond)})`);

@@ -31,7 +31,8 @@ const NOT_TABLES = new Set(['set', 'skip', 'nowait', 'of', 'only']);
 export function tablesWrittenBy(sql: string): string[] {
   const tables = new Set<string>();
   for (const [, name] of sql.matchAll(WRITE_TARGET)) {
-    if (!NOT_TABLES.has(name!.toLowerCase())) tables.add(name!.toLowerCase());
+    const table = name!.toLowerCase();
+    if (!NOT_TABLES.has(table)) tables.add(table);
   }
   return [...tables];
 }
