@@ -33,7 +33,7 @@ export interface ServiceOptions {
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { config, logger } = options;
   const ownsDb = !options.db;
-  const db = options.db ?? (await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const db = options.db ?? (await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger }));
   try {
     const applied = await migrate(db, (m) => logger.info({ migration: `${m.version}_${m.name}` }, 'migration applied'));
     if (applied.length) logger.info({ count: applied.length }, 'database migrated');
@@ -48,7 +48,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       logger.info({ email: config.adminEmail }, 'created the first admin with ADMIN_PASSWORD');
     }
 
-    const settings = await SettingsStore.open(db);
+    const settings = await SettingsStore.open(db, logger);
     await settings.watch();
     const engine = startDeliveryEngine({
       db,

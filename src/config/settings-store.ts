@@ -1,5 +1,7 @@
 import { EventEmitter } from 'node:events';
+import { describeDbError } from '../db/db-errors.js';
 import type { Database, Queryable } from '../db/database.js';
+import { createLogger, type Logger } from '../logger.js';
 import { normaliseStoredSettings, type WebhookSettings } from './webhook-settings.js';
 
 const CHANNEL = 'alert_webhooks_settings';
@@ -16,16 +18,18 @@ export class SettingsStore {
   #events = new EventEmitter();
   #stopListening: (() => Promise<void>) | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #refreshFailing = false;
 
   private constructor(
     private readonly db: Database,
     initial: WebhookSettings,
+    private readonly log: Logger,
   ) {
     this.#current = initial;
   }
 
-  static async open(db: Database): Promise<SettingsStore> {
-    return new SettingsStore(db, await readWebhookSettings(db));
+  static async open(db: Database, log: Logger = createLogger('silent')): Promise<SettingsStore> {
+    return new SettingsStore(db, await readWebhookSettings(db), log);
   }
 
   /** The settings as this process last saw them. */
@@ -38,9 +42,16 @@ export class SettingsStore {
     return () => this.#events.off('change', listener);
   }
 
-  /** Subscribes to changes made by other processes. */
+  /**
+   * Subscribes to changes made by other processes. After the listening connection was lost and is back, the
+   * settings are read once: a change made meanwhile sent its NOTIFY to nobody.
+   */
   async watch(): Promise<void> {
-    this.#stopListening = await this.db.listen(CHANNEL, () => void this.refresh());
+    this.#stopListening = await this.db.listen(
+      CHANNEL,
+      () => void this.refresh(),
+      () => void this.refresh(),
+    );
     this.#timer = setInterval(() => void this.refresh(), REFRESH_INTERVAL_MS);
     this.#timer.unref();
   }
@@ -68,8 +79,13 @@ export class SettingsStore {
   async refresh(): Promise<void> {
     try {
       this.#apply(await readWebhookSettings(this.db));
-    } catch {
-      // The database is briefly unreachable: keep the last known settings, the next refresh retries.
+      if (this.#refreshFailing) this.log.info('reading the settings works again');
+      this.#refreshFailing = false;
+    } catch (err) {
+      // The database is briefly unreachable: keep the last known settings, the next refresh retries. Told once
+      // per outage, not every REFRESH_INTERVAL_MS.
+      if (!this.#refreshFailing) this.log.warn({ error: describeDbError(err) }, 'cannot read the settings; keeping the last known ones and retrying');
+      this.#refreshFailing = true;
     }
   }
 

@@ -12,6 +12,8 @@ export const AdvisoryLock = {
   bootstrap: 7_146_391_003,
   /** Lets one process at a time run cleanup. */
   cleanup: 7_146_391_004,
+  /** Serialises webhook creations, so the count checked against MAX_WEBHOOKS cannot be raced. */
+  webhookCreation: 7_146_391_005,
 } as const;
 
 /** Namespaces of the two-int key space; the second key is the row's id. */

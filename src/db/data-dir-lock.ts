@@ -6,10 +6,18 @@ export interface DataDirLock {
   release(): void;
 }
 
-interface LockOwner {
+/** Who holds a lock: written into DATA_DIR/.lock. */
+export interface LockOwner {
   pid: number;
   hostname: string;
   startedAt: string;
+  /**
+   * Linux: the holder's start time (field 22 of /proc/<pid>/stat, clock ticks since boot) and the boot's id. A pid
+   * alone does not name a process: a container restarts as pid 1 every time, and pids are reused. Absent where
+   * /proc is not (macOS), and in locks written before these were recorded.
+   */
+  startTicks?: string;
+  bootId?: string;
 }
 
 export class DataDirLockedError extends Error {
@@ -26,23 +34,29 @@ export class DataDirLockedError extends Error {
   }
 }
 
+// The lock files this process holds (resolved paths). Where /proc is missing, it is what tells a lock of this
+// process from a stale one that an earlier process with the same pid left behind.
+const held = new Set<string>();
+
 /**
  * PGlite does not lock its directory, and two processes on one directory silently lose committed rows.
  * So the first opener writes DATA_DIR/.lock (created exclusively); a later opener fails naming the holder.
- * A lock left by a dead process on this host is taken over.
+ * A stale lock on this host, one whose process is gone, is taken over: see isHeld for how "gone" is decided.
  */
 export function acquireDataDirLock(dataDir: string): DataDirLock {
-  const lockPath = path.join(dataDir, '.lock');
-  const me: LockOwner = { pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString() };
+  const lockPath = path.resolve(dataDir, '.lock');
+  const me: LockOwner = { pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString(), ...processIdentity(process.pid) };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(lockPath, 'wx');
       writeSync(fd, JSON.stringify(me));
       closeSync(fd);
+      held.add(lockPath);
       let released = false;
       const release = () => {
         if (released) return;
         released = true;
+        held.delete(lockPath);
         process.off('exit', release);
         try {
           unlinkSync(lockPath);
@@ -55,7 +69,7 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = readOwner(lockPath);
-      if (owner && isAlive(owner)) throw new DataDirLockedError(dataDir, owner);
+      if (owner && isHeld(owner, lockPath)) throw new DataDirLockedError(dataDir, owner);
       // Stale: its process is gone. Remove it and try once more (a racing opener may still win; then we fail above).
       try {
         unlinkSync(lockPath);
@@ -68,6 +82,23 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
   throw new DataDirLockedError(dataDir, owner);
 }
 
+/**
+ * The start time and boot id of process `pid`, from /proc; undefined where /proc is missing or the process is not
+ * running (or cannot be read).
+ */
+export function processIdentity(pid: number): { startTicks: string; bootId: string } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) state ppid …": comm may hold spaces and parentheses, so fields are counted after the last ')'.
+    // The first field after it is field 3 (state); starttime is field 22.
+    const startTicks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[22 - 3];
+    const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    return startTicks && bootId ? { startTicks, bootId } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function readOwner(lockPath: string): LockOwner | undefined {
   try {
     return JSON.parse(readFileSync(lockPath, 'utf8')) as LockOwner;
@@ -76,9 +107,26 @@ function readOwner(lockPath: string): LockOwner | undefined {
   }
 }
 
-function isAlive(owner: LockOwner): boolean {
+/** Whether the process that wrote the lock still holds it. */
+function isHeld(owner: LockOwner, lockPath: string): boolean {
   if (owner.hostname !== hostname()) return true; // cannot check another host's process: assume it runs
-  if (owner.pid === process.pid) return true;
+  const bootId = processIdentity(process.pid)?.bootId;
+  // Written in an earlier boot of this host: every process of that boot is gone.
+  if (owner.bootId && bootId && owner.bootId !== bootId) return false;
+  if (owner.pid === process.pid) {
+    // Our own pid: ours only if this very process wrote it. With /proc, the start time says so (it also covers a
+    // second copy of this module, e.g. on another thread); without, the locks this process holds say so. A lock
+    // naming our pid from an earlier process (a container restarting as pid 1) is stale.
+    const mine = processIdentity(process.pid);
+    if (owner.startTicks && mine) return owner.startTicks === mine.startTicks;
+    return held.has(lockPath);
+  }
+  if (owner.startTicks) {
+    const running = processIdentity(owner.pid);
+    // /proc answered: the pid runs as the holder only with the holder's start time (else the pid was reused).
+    if (running) return running.startTicks === owner.startTicks;
+    // No /proc entry: either the process is gone, or /proc cannot be read here; the signal check below tells.
+  }
   try {
     process.kill(owner.pid, 0);
     return true;

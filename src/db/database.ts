@@ -1,11 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
+import { createLogger, type Logger } from '../logger.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
+import { describeDbError } from './db-errors.js';
 import { EmbeddedAutovacuum } from './embedded-autovacuum.js';
 import { EmbeddedPool, type Session } from './embedded-pool.js';
 import type { StatementResult } from './embedded-protocol.js';
-import { typeParsers } from './type-parsers.js';
+import type { DatabaseHealth } from './health.js';
+import { PostgresPool } from './postgres-pool.js';
+
+export type { DatabaseHealth } from './health.js';
 
 /** What a repository needs: run one parameterised statement. Both the database and a transaction are one. */
 export interface Queryable {
@@ -25,9 +29,12 @@ export interface Database extends Queryable {
   withConnection<T>(work: (conn: Queryable) => Promise<T>): Promise<T>;
   /**
    * Calls `onNotify` for each NOTIFY on `channel` from any process. PostgreSQL only: PGlite has one session,
-   * which a LISTEN would hold for ever; its single process signals in memory instead.
+   * which a LISTEN would hold for ever; its single process signals in memory instead. A lost connection is
+   * re-established with backoff; `onReconnect` is then called, since NOTIFYs sent meanwhile were missed.
    */
-  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  listen(channel: string, onNotify: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
+  /** Whether the database is there, answered within `timeoutMs` (see DatabaseHealth). Never throws. */
+  health(timeoutMs: number): Promise<DatabaseHealth>;
   close(): Promise<void>;
 }
 
@@ -40,23 +47,29 @@ export interface DatabaseOptions {
   databaseUrl?: string | undefined;
   dataDir: string;
   poolSize?: number;
+  /** Where lost connections and failed clean-ups are told (at warn; nothing else). Default: nowhere. */
+  logger?: Logger | undefined;
 }
 
 export async function createDatabase(options: DatabaseOptions): Promise<Database> {
+  const log = options.logger ?? createLogger('silent');
   if (options.databaseUrl) {
     if (!/^postgres(ql)?:\/\//.test(options.databaseUrl)) {
       throw new Error('DATABASE_URL must be a postgres:// URL (or unset for the embedded database)');
     }
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types: typeParsers });
-    // A pool error (a server restart dropping an idle connection) must not crash the process; the next query reconnects.
-    pool.on('error', () => {});
-    const listeners = new PgListeners(pool);
-    return sessionDatabase('postgres', pool, { listen: (channel, onNotify) => listeners.listen(channel, onNotify) }, async () => {
-      await listeners.stopAll();
-      await pool.end();
-    });
+    const pool = new PostgresPool(options.databaseUrl, options.poolSize ?? 10, log);
+    return sessionDatabase(
+      'postgres',
+      pool,
+      {
+        log,
+        listen: (channel, onNotify, onReconnect) => pool.listener.listen(channel, onReconnect ? { onNotify, onReconnect } : { onNotify }),
+        health: (timeoutMs) => pool.health(timeoutMs),
+      },
+      () => pool.end(),
+    );
   }
-  return openEmbedded(options.dataDir);
+  return openEmbedded(options.dataDir, log);
 }
 
 /**
@@ -66,14 +79,14 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
  * with the per-table autovacuum, 3,984/s, 1.3 s, and 2,780 delivered during a 20.9 s cleanup. A statement's round
  * trip between the threads costs ~0.35 ms, which batched claims and outcomes hardly notice.
  */
-async function openEmbedded(dataDir: string): Promise<Database> {
+async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
   // PGlite does not create parent directories of its data directory.
   mkdirSync(dataDir, { recursive: true });
   const lock: DataDirLock = acquireDataDirLock(dataDir);
   try {
     const pool = await EmbeddedPool.open(path.join(dataDir, 'pgdata'));
     const autovacuum = new EmbeddedAutovacuum((sql) => pool.query(sql));
-    return sessionDatabase('pglite', pool, { autovacuum }, async () => {
+    return sessionDatabase('pglite', pool, { log, autovacuum, health: (timeoutMs) => pool.health(timeoutMs) }, async () => {
       autovacuum.close();
       try {
         await pool.end();
@@ -94,8 +107,10 @@ interface SessionPool {
 }
 
 interface SessionOptions {
+  log: Logger;
   autovacuum?: EmbeddedAutovacuum;
   listen?: Database['listen'];
+  health: Database['health'];
 }
 
 function sessionDatabase(kind: DatabaseKind, pool: SessionPool, options: SessionOptions, close: () => Promise<void>): Database {
@@ -114,18 +129,26 @@ function sessionDatabase(kind: DatabaseKind, pool: SessionPool, options: Session
     async transaction(work) {
       for (let attempt = 1; ; attempt++) {
         const client = await pool.connect();
+        let released = false;
         try {
           await client.query('BEGIN');
           const result = await work(asQueryable(client));
           await client.query('COMMIT');
           return result;
         } catch (err) {
-          await client.query('ROLLBACK').catch(() => {});
+          let rollbackFailed: Error | undefined;
+          await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
+            // Most often the connection is gone (and `err` says so); the session is not reused either way.
+            rollbackFailed = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
+            options.log.warn({ error: describeDbError(rollbackErr), cause: describeDbError(err) }, 'ROLLBACK failed');
+          });
+          client.release(rollbackFailed);
+          released = true;
           // A deadlock or serialization failure rolled everything back: running the work again is safe.
           if (attempt < MAX_TRANSACTION_ATTEMPTS && RETRYABLE_SQLSTATES.has((err as { code?: string }).code ?? '')) continue;
           throw err;
         } finally {
-          client.release();
+          if (!released) client.release();
         }
       }
     },
@@ -139,37 +162,14 @@ function sessionDatabase(kind: DatabaseKind, pool: SessionPool, options: Session
     },
     // PGlite has one session, which a LISTEN would hold for ever; its single process signals in memory instead.
     listen: options.listen ?? (async () => async () => {}),
+    async health(timeoutMs) {
+      if (closed) return { ok: false, reason: 'the database is closed' };
+      return options.health(timeoutMs);
+    },
     async close() {
       if (closed) return;
       closed = true;
       await close();
     },
   };
-}
-
-/** LISTEN on PostgreSQL: each channel holds a connection until unlistened. */
-class PgListeners {
-  readonly #stops = new Set<() => Promise<void>>();
-
-  constructor(private readonly pool: pg.Pool) {}
-
-  async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
-    const client = await this.pool.connect();
-    client.on('notification', (msg) => {
-      if (msg.channel === channel) onNotify(msg.payload ?? '');
-    });
-    await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-    const stop = async () => {
-      if (!this.#stops.delete(stop)) return;
-      await client.query(`UNLISTEN ${pg.escapeIdentifier(channel)}`).catch(() => {});
-      client.release();
-    };
-    this.#stops.add(stop);
-    return stop;
-  }
-
-  /** Releases every connection still held, or pool.end() would wait for ever. */
-  async stopAll(): Promise<void> {
-    await Promise.all([...this.#stops].map((stop) => stop()));
-  }
 }

@@ -1,11 +1,21 @@
 import { Worker } from 'node:worker_threads';
+import type { DatabaseHealth } from './health.js';
 import { errorFrom, type OpenRequest, type StatementResult, type ThreadReply, type ThreadRequest } from './embedded-protocol.js';
 
 /** One statement at a time on a session: what the database seam needs of a pool (pg.Pool has the same shape). */
 export interface Session {
   query(text: string, params?: unknown[]): Promise<StatementResult>;
-  release(): void;
+  /** Gives the session back; `err` says it failed in a way that may have left it unusable (PostgreSQL discards it). */
+  release(err?: Error): void;
 }
+
+// How long health waits for its `SELECT 1` before asking whether the database is merely busy.
+const BUSY_CHECK_MS = 500;
+// A database that has neither finished a statement nor started one for this long is stuck, not busy. The
+// longest single statements the service runs are a fan-out insert (bounded per call, see limits.ts) and the
+// embedded autovacuum's VACUUM of a large table (a 1,000,000-row cleanup took 20.9 s in the benchmark); this is
+// several times those.
+const STALL_LIMIT_MS = 120_000;
 
 interface Pending {
   resolve(reply: ThreadReply): void;
@@ -23,6 +33,8 @@ export class EmbeddedPool {
   #failure: Error | undefined;
   #sessionHeld = false;
   readonly #waiting: (() => void)[] = [];
+  // When the thread last showed progress: answered a statement, or was handed one while idle.
+  #progressAt = Date.now();
 
   private constructor(thread: Worker) {
     this.#thread = thread;
@@ -31,6 +43,7 @@ export class EmbeddedPool {
       const pending = this.#pending.get(reply.id);
       if (!pending) return;
       this.#pending.delete(reply.id);
+      this.#progressAt = Date.now();
       // An idle thread must not keep the process alive; one with statements in flight must.
       if (this.#pending.size === 0) thread.unref();
       pending.resolve(reply);
@@ -85,6 +98,45 @@ export class EmbeddedPool {
     }
   }
 
+  /**
+   * Whether the embedded database is there, answered within `timeoutMs`. PGlite runs a statement from start to
+   * end without turning its thread's event loop (measured: during a 2 s pg_sleep no timer of that thread fired),
+   * so nothing sent to the thread, not even a message that would bypass PGlite, is answered while a long
+   * statement runs, and the one session serves statements in turn. So healthy means: `SELECT 1` answers within
+   * `timeoutMs`; or it is still waiting its turn behind other work (a large call's transaction) and the thread
+   * has finished or started a statement less than STALL_LIMIT_MS ago. A thread that stopped (crashed, or the
+   * pool was closed) is not healthy, at once; nor is one that does not answer `SELECT 1` once it is its turn.
+   */
+  async health(timeoutMs: number): Promise<DatabaseHealth> {
+    if (this.#failure) return { ok: false, reason: this.#failure.message };
+    const deadline = Date.now() + timeoutMs;
+    let ourTurn = false;
+    const answered = this.connect().then(async (session) => {
+      ourTurn = true;
+      try {
+        await session.query('SELECT 1');
+      } finally {
+        session.release();
+      }
+    });
+    const outcome: Promise<true | Error> = answered.then(
+      () => true,
+      (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+    );
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const pause = new Promise<'waiting'>((resolve) => (timer = setTimeout(() => resolve('waiting'), Math.max(0, Math.min(BUSY_CHECK_MS, deadline - Date.now())))));
+      const result = await Promise.race([outcome, pause]).finally(() => clearTimeout(timer));
+      if (result === true) return { ok: true };
+      if (result instanceof Error) return { ok: false, reason: result.message };
+      // (Read again: the thread may have stopped while this waited.)
+      const failure = this.#failure as Error | undefined;
+      if (failure) return { ok: false, reason: failure.message };
+      if (!ourTurn && Date.now() - this.#progressAt < STALL_LIMIT_MS) return { ok: true, busy: true };
+      if (Date.now() >= deadline) return { ok: false, reason: `no answer within ${timeoutMs} ms` };
+    }
+  }
+
   /** Waits for the session, closes PGlite cleanly (it writes its files on close), and stops the thread. */
   async end(): Promise<void> {
     const session = await this.connect();
@@ -108,7 +160,10 @@ export class EmbeddedPool {
   #send(request: ThreadRequest): Promise<ThreadReply> {
     if (this.#failure) return Promise.reject(this.#failure);
     return new Promise((resolve, reject) => {
-      if (this.#pending.size === 0) this.#thread.ref();
+      if (this.#pending.size === 0) {
+        this.#thread.ref();
+        this.#progressAt = Date.now();
+      }
       this.#pending.set(request.id, { resolve, reject });
       this.#thread.postMessage(request);
     });

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
 import { tablesWrittenBy } from '../../src/db/embedded-autovacuum.js';
@@ -63,6 +64,59 @@ describe('the database seam', () => {
     release();
     await expect(tx).rejects.toThrow('abandon');
     expect((await outside).rows[0]!.n).toBe(0);
+  });
+
+  // PostgreSQL only: PGlite's session lives in this process and cannot be cut from outside.
+  if (process.env.TEST_DB === 'postgres') it('PostgreSQL: a connection lost in the middle of a transaction fails that transaction, and nothing else', async () => {
+    const other = new pg.Client({ connectionString: t.url });
+    await other.connect();
+    try {
+      const outcome = await t.db
+        .transaction(async (tx) => {
+          const pid = (await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+          // Cut while this transaction's connection sits between two statements: pg then emits 'error' on a client
+          // that is checked out of the pool, which ended the process when nothing listened for it.
+          await other.query('SELECT pg_terminate_backend($1)', [pid]);
+          await waitUntil(async () => (await other.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0, 'the backend is gone', 5_000, 20);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          await tx.query('SELECT 1');
+          return 'committed';
+        })
+        .catch((err: unknown) => err);
+      expect(outcome).toBeInstanceOf(Error);
+      // The lost connection is not handed out again: more transactions than the pool has connections all work.
+      for (let i = 0; i < 12; i++) expect((await t.db.transaction((tx) => tx.query<{ one: number }>('SELECT 1 AS one'))).rows).toEqual([{ one: 1 }]);
+      expect((await t.db.health(3_000)).ok).toBe(true);
+    } finally {
+      await other.end();
+    }
+  });
+
+  if (process.env.TEST_DB === 'postgres') it('PostgreSQL: a LISTEN whose connection is lost comes back by itself, says so, and hears NOTIFYs again', async () => {
+    const heard: string[] = [];
+    let reconnects = 0;
+    const stop = await t.db.listen('seam_channel', (payload) => heard.push(payload), () => reconnects++);
+    const other = new pg.Client({ connectionString: t.url });
+    await other.connect();
+    try {
+      const listener = async () =>
+        (await other.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN "seam_channel"'`)).rows.map((r) => r.pid);
+      await other.query(`SELECT pg_notify('seam_channel', 'before')`);
+      await waitUntil(() => heard.includes('before'), 'the first NOTIFY is heard', 5_000, 20);
+      for (let round = 1; round <= 2; round++) {
+        const [pid] = await listener();
+        expect(pid).toBeDefined();
+        await other.query('SELECT pg_terminate_backend($1)', [pid]);
+        await waitUntil(() => reconnects === round, `the listener is back (round ${round})`, 10_000, 20);
+        expect(await listener()).not.toContain(pid);
+        await other.query(`SELECT pg_notify('seam_channel', $1)`, [`after ${round}`]);
+        await waitUntil(() => heard.includes(`after ${round}`), `a NOTIFY after reconnecting is heard (round ${round})`, 5_000, 20);
+      }
+      await stop();
+      expect(await listener()).toEqual([]);
+    } finally {
+      await other.end();
+    }
   });
 
   // PGlite only: PostgreSQL runs its own autovacuum, on its own schedule.

@@ -1,0 +1,98 @@
+import pg from 'pg';
+import type { Logger } from '../logger.js';
+import { describeDbError } from './db-errors.js';
+import type { Session } from './embedded-pool.js';
+import type { StatementResult } from './embedded-protocol.js';
+import type { DatabaseHealth } from './health.js';
+import { PostgresListener } from './postgres-listener.js';
+import { typeParsers } from './type-parsers.js';
+
+const KEEPALIVE_DELAY_MS = 10_000;
+// The health connection is kept this long between checks (a probe every few seconds reuses it), and a check
+// waiting for it gives up after HEALTH_CONNECT_MS (checks of a database that swallows packets do not pile up).
+const HEALTH_IDLE_MS = 60_000;
+const HEALTH_CONNECT_MS = 5_000;
+
+/**
+ * PostgreSQL: the pool the repositories use, a connection of its own for health checks, and the listener.
+ * A connection can be lost at any moment (the server restarting, a failover, `pg_terminate_backend`); pg then
+ * emits 'error' on its client, which ends the process unless handled. Every client here is handled: idle in the
+ * pool (the pool drops it), checked out (the session's statement fails and the client is discarded on release),
+ * listening (the listener reconnects). A lost connection fails what ran on it, and nothing else.
+ */
+export class PostgresPool {
+  readonly #pool: pg.Pool;
+  // Its own connection, so a pool whose every connection is taken (long transactions, a burst of requests)
+  // does not hold up the answer to "is the database there?".
+  readonly #healthPool: pg.Pool;
+  readonly listener: PostgresListener;
+
+  constructor(
+    connectionString: string,
+    poolSize: number,
+    private readonly log: Logger,
+  ) {
+    const common = { connectionString, types: typeParsers, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS };
+    this.#pool = new pg.Pool({ ...common, max: poolSize });
+    this.#healthPool = new pg.Pool({ ...common, max: 1, idleTimeoutMillis: HEALTH_IDLE_MS, connectionTimeoutMillis: HEALTH_CONNECT_MS });
+    // An idle connection lost (a server restart): the pool drops it, and the next query opens another.
+    for (const pool of [this.#pool, this.#healthPool]) {
+      pool.on('error', (err) => this.log.warn({ error: describeDbError(err) }, 'an idle database connection was lost; the next statement opens another'));
+    }
+    this.listener = new PostgresListener(connectionString, log);
+  }
+
+  /** One statement on any connection (pg.Pool handles a client's error while it runs). */
+  async query(text: string, params?: unknown[]): Promise<StatementResult> {
+    const result = await this.#pool.query(text, params);
+    return { rows: result.rows as Record<string, unknown>[], rowCount: result.rowCount, command: result.command };
+  }
+
+  /** A connection of one's own; a loss while it is held fails its statements, and it is discarded on release. */
+  async connect(): Promise<Session> {
+    const client = await this.#pool.connect();
+    let lost: Error | undefined;
+    // Checked out, the client has no listener of the pool's: a loss between two statements (while the caller
+    // works between them) would emit 'error' on it unhandled.
+    const onError = (err: Error) => {
+      if (!lost) this.log.warn({ error: describeDbError(err) }, 'a database connection in use was lost');
+      lost ??= err;
+    };
+    client.on('error', onError);
+    let released = false;
+    return {
+      query: async (text, params) => {
+        const result = await client.query(text, params);
+        return { rows: result.rows as Record<string, unknown>[], rowCount: result.rowCount, command: result.command };
+      },
+      release: (err) => {
+        if (released) return;
+        released = true;
+        client.off('error', onError);
+        // With an error the pool discards the connection rather than hand it to the next caller.
+        client.release(lost ?? err);
+      },
+    };
+  }
+
+  /** "SELECT 1" on the health connection, within `timeoutMs`. */
+  async health(timeoutMs: number): Promise<DatabaseHealth> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.#healthPool.query('SELECT 1'), timeout]);
+      return { ok: true };
+    } catch (err) {
+      return { ok: false, reason: describeDbError(err).message };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async end(): Promise<void> {
+    await this.listener.close();
+    await Promise.all([this.#pool.end(), this.#healthPool.end()]);
+  }
+}
