@@ -30,7 +30,8 @@ export function startDeliveryEngine(options: {
   const { db, settings, logger } = options;
   const sender = new DeliverySender();
   const worker = new DeliveryWorker(db, settings, sender, logger, { ...DEFAULT_WORKER_OPTIONS, ...options.worker });
-  const delivery = new RecurringTask('delivery', () => worker.drain(), logger);
+  // A firing never waits for the drain: it starts one, or has the one under way claim again (see DeliveryWorker.tick).
+  const delivery = new RecurringTask('delivery', async () => worker.tick(), logger);
   const cleanup = new RecurringTask(
     'cleanup',
     async () => {
@@ -41,7 +42,14 @@ export function startDeliveryEngine(options: {
     logger,
   );
   const follow = (s: Readonly<WebhookSettings>) => {
-    delivery.set(s.enabled ? s.deliveryFrequency : 'none');
+    const deliveryPattern = s.enabled ? s.deliveryFrequency : 'none';
+    delivery.set(deliveryPattern);
+    // Turning the schedule off also stops a drain under way from claiming (within one claim), not only later firings.
+    if (deliveryPattern === 'none') {
+      worker.pause().catch((err: unknown) => logger.error({ err }, 'could not pause delivery'));
+    } else {
+      worker.resume();
+    }
     cleanup.set(s.enabled ? s.cleanupFrequency : 'none');
   };
   const unsubscribe = options.scheduled ? settings.onChange(follow) : () => {};

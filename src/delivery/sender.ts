@@ -49,6 +49,11 @@ const DRAIN_LIMIT_BYTES = 64 * 1024;
 const MAX_RETRY_AFTER_MS = 86_400_000;
 /** What setTimeout can wait. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
+/**
+ * How often the attempts in flight are checked against their deadlines: a deadline fires up to this late. One
+ * sweep for all attempts, rather than a timer each (see AttemptDeadline).
+ */
+const DEADLINE_SWEEP_MS = 50;
 
 /**
  * Sends delivery attempts over keep-alive connections: one undici `Pool` per receiver origin, made on
@@ -59,7 +64,7 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
  *   64 concurrent sends: Pool per origin in a Map ~15.3k req/s, one Agent({connections: 64}) ~11.3k req/s;
  *   sequential sends:    Pool ~5.5k req/s, Agent ~5.7k req/s.
  * Within the noise they are equal (the Agent is a Map of Pools plus a lookup); the Pool map was kept.
- * This class itself (with a per-attempt AbortSignal then, since replaced by undici's own time-outs; 4 KiB body
+ * This class itself (with a per-attempt AbortSignal then, since replaced by one shared deadline sweep; 4 KiB body
  * read) measured 6-11k req/s at 64 concurrent sends
  * and ~3.7k req/s sequentially on the same loaded host, over 64 connections resp. 1 (keep-alive):
  * every send after the first reuses an open connection.
@@ -71,6 +76,9 @@ export class DeliverySender {
   readonly #ca: string[] | undefined;
   readonly #pools = new Map<string, Pool>();
   readonly #urls = new Map<string, ParsedUrl>();
+  /** The deadlines of the attempts in flight, checked by one sweep while there are any. */
+  readonly #deadlines = new Set<AttemptDeadline>();
+  #sweep: NodeJS.Timeout | undefined;
   #closed = false;
 
   constructor(options: DeliverySenderOptions = {}) {
@@ -99,10 +107,11 @@ export class DeliverySender {
       return { ok: false, error: 'request failed: sender is closed', durationMs: elapsed() };
     }
 
-    // The deadline is undici's own: connecting, waiting for the answer's headers, and each wait for body bytes are
-    // each bounded by the time-out. Measured here, an AbortController and timer per attempt instead cost about 5% of
-    // the worker's CPU (AbortSignal creation and its listeners), for a bound that differs only for a receiver that
-    // trickles its answer.
+    // One total deadline, from the start of the attempt to the last byte read: a receiver trickling its answer (1 byte
+    // every 200 ms) kept an attempt open for hours when only undici's own time-outs bounded it, since they bound each
+    // gap between bytes. Those stay, as a second line; the deadline cuts the attempt wherever it is.
+    const deadline = new AttemptDeadline(performance.now() + timeoutMs);
+    this.#watch(deadline);
     let response: Dispatcher.ResponseData;
     try {
       response = await this.#pool(url.origin, timeoutMs).request({
@@ -112,18 +121,24 @@ export class DeliverySender {
         body: req.body,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
+        signal: deadline,
       });
     } catch (err) {
-      return { ok: false, error: describeFailure(err, url.hostname, timeoutMs), durationMs: elapsed() };
+      this.#deadlines.delete(deadline);
+      return { ok: false, error: deadline.aborted ? timedOut(timeoutMs) : describeFailure(err, url.hostname, timeoutMs), durationMs: elapsed() };
     }
 
     const { statusCode, headers: responseHeaders, body } = response;
 
+    // Reading stops at the deadline, including the drain of the rest of the body after the bytes kept (the deadline
+    // destroys the body: its connection closes, and what was kept stands).
     let read: { head: Buffer; whole: boolean };
     try {
       read = await readBody(body, this.#maxResponseBytes, contentLength(responseHeaders['content-length']));
     } catch (err) {
-      return { ok: false, responseStatus: statusCode, error: describeFailure(err, url.hostname, timeoutMs), durationMs: elapsed() };
+      return { ok: false, responseStatus: statusCode, error: deadline.aborted ? timedOut(timeoutMs) : describeFailure(err, url.hostname, timeoutMs), durationMs: elapsed() };
+    } finally {
+      this.#deadlines.delete(deadline);
     }
 
     const outcome: AttemptOutcome = { ok: statusCode >= 200 && statusCode < 300, responseStatus: statusCode, durationMs: 0 };
@@ -153,9 +168,30 @@ export class DeliverySender {
   /** Closes every connection, after the attempts under way have finished. Later sends fail at once. */
   async close(): Promise<void> {
     this.#closed = true;
+    // Attempts under way keep their deadlines: the sweep runs until the last of them is gone.
     const pools = [...this.#pools.values()];
     this.#pools.clear();
     await Promise.all(pools.map((pool) => pool.close().catch(() => undefined)));
+  }
+
+  /** Puts an attempt's deadline under the sweep, starting the sweep if it is not running. */
+  #watch(deadline: AttemptDeadline): void {
+    this.#deadlines.add(deadline);
+    this.#sweep ??= setInterval(() => this.#expireDue(), DEADLINE_SWEEP_MS).unref();
+  }
+
+  /** Fires every deadline that has passed; stops the sweep once no attempt is in flight (an idle sender costs nothing). */
+  #expireDue(): void {
+    const now = performance.now();
+    for (const deadline of this.#deadlines) {
+      if (deadline.at > now) continue;
+      this.#deadlines.delete(deadline);
+      deadline.expire();
+    }
+    if (this.#deadlines.size === 0) {
+      clearInterval(this.#sweep);
+      this.#sweep = undefined;
+    }
   }
 
   /** The parts of a receiver URL a request needs, parsed once per URL; or why it cannot be sent to. */
@@ -203,6 +239,48 @@ export class DeliverySender {
   }
 }
 
+/**
+ * The deadline of one attempt, in the EventEmitter shape undici takes as a request's `signal`: when the sender's
+ * sweep expires it, undici aborts the request, before the answer (the request fails) or while its body is read (the
+ * body is destroyed). Measured earlier, an AbortController with a timer per attempt cost about 5% of the worker's CPU
+ * (the AbortSignal, its event target and listeners); this is one plain object and a Set entry, and undici registers
+ * exactly one listener on it.
+ */
+class AttemptDeadline {
+  aborted = false;
+  reason: Error | undefined;
+  #listener: (() => void) | undefined;
+
+  /** `at`: performance.now() time. */
+  constructor(readonly at: number) {}
+
+  on(_event: 'abort', listener: () => void): this {
+    this.#listener = listener;
+    return this;
+  }
+
+  once(event: 'abort', listener: () => void): this {
+    return this.on(event, listener);
+  }
+
+  removeListener(_event: 'abort', listener: () => void): this {
+    if (this.#listener === listener) this.#listener = undefined;
+    return this;
+  }
+
+  expire(): void {
+    this.aborted = true;
+    this.reason = new Error('attempt deadline passed');
+    const listener = this.#listener;
+    this.#listener = undefined;
+    listener?.();
+  }
+}
+
+function timedOut(timeoutMs: number): string {
+  return `timed out after ${timeoutMs} ms`;
+}
+
 interface ParsedUrl {
   origin: string;
   path: string;
@@ -222,7 +300,7 @@ function contentLength(value: string | string[] | undefined): number | undefined
 
 /**
  * Reads a response body, keeping its first `max` bytes. The rest is read and dropped when it is short
- * (up to DRAIN_LIMIT_BYTES more, or until undici's body time-out), so the connection goes back to the pool; a
+ * (up to DRAIN_LIMIT_BYTES more, or until the attempt's deadline), so the connection goes back to the pool; a
  * longer body is not read: destroying it closes its connection. Resolves once the body is finished
  * with either way (`whole` says whether nothing was cut off); rejects when it fails before `max` bytes.
  */
@@ -327,7 +405,7 @@ function describeFailure(err: unknown, host: string, timeoutMs: number): string 
       case 'UND_ERR_HEADERS_TIMEOUT':
       case 'UND_ERR_BODY_TIMEOUT':
       case 'UND_ERR_CONNECT_TIMEOUT':
-        return `timed out after ${timeoutMs} ms`;
+        return timedOut(timeoutMs);
       case 'ETIMEDOUT':
         return 'connection timed out';
     }

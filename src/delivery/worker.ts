@@ -9,7 +9,7 @@ import type { DeliverySender } from './sender.js';
 import { createSigningKey, signPayload } from './signer.js';
 
 export interface WorkerOptions {
-  /** Attempts in flight in this process. */
+  /** Attempts in flight in this process (a webhook with none in flight may still start one: see #pump). */
   concurrency: number;
   /** Attempts in flight to one webhook in this process: one slow receiver cannot take every slot. */
   perWebhookConcurrency: number;
@@ -31,6 +31,10 @@ export const DEFAULT_WORKER_OPTIONS: WorkerOptions = { concurrency: 64, perWebho
  *   room instead of claiming again on every finished attempt: 7,900/s (PGlite: 400/s to 1,800/s).
  * - claims probe each webhook's own due range (see the due index in the migration), so a claim never walks the
  *   backlog of webhooks it excludes: with 1,000,000 due it ran at 1,150/s before.
+ * Slow receivers: a drain lasts while anything it claimed is in flight, so every firing of the schedule makes it
+ * claim again at once, for the webhooks with room. Waiting only for a lane to gain room, one receiver that never
+ * answered held every other webhook's new deliveries until its attempts timed out (0.5 s of latency became 10 s),
+ * and one that trickled its answer held them for hours. Each attempt has one total deadline (see the sender).
  */
 const CLAIM_AHEAD = 4; // claimed (in flight + waiting) up to this many times `concurrency`
 const MAX_CLAIM = 256;
@@ -71,7 +75,8 @@ export class DeliveryWorker {
   #written = 0; // outcomes written so far
   #endpoints = new Map<number, Endpoint>();
   #draining: Promise<number> | undefined;
-  #drainAgain = false;
+  #claimAgain = false; // a firing came while the drain waited: claim again now
+  #paused = false; // the schedule is off: claim nothing until it is on again
   #stopping = false;
 
   constructor(
@@ -95,70 +100,110 @@ export class DeliveryWorker {
     return this.settings.webhooks.requestTimeoutMs * (1 + CLAIM_AHEAD) + LEASE_MARGIN_MS;
   }
 
-  /** Sends everything due, until nothing is; a call while a drain runs makes it look once more. Answers how many were attempted. */
+  /**
+   * Sends everything due, until nothing is due and nothing is in flight, and answers how many were attempted. A call
+   * while a drain runs makes it claim again at once (for the webhooks with room) and answers that drain's promise.
+   */
   drain(): Promise<number> {
     if (this.#draining) {
-      this.#drainAgain = true;
+      this.#claimAgain = true;
+      this.#wakeSlotWaiters();
       return this.#draining;
     }
     this.#draining = this.#drainUntilIdle().finally(() => (this.#draining = undefined));
     return this.#draining;
   }
 
+  /**
+   * A firing of the schedule: starts a drain, or has the one under way claim again now. Never waits for it, so a
+   * slow attempt never holds a firing; a failed drain is logged, and the next firing starts another.
+   */
+  tick(): void {
+    if (this.#draining) {
+      void this.drain();
+      return;
+    }
+    this.drain().catch((err: unknown) => this.log.error({ err }, 'delivery drain failed'));
+  }
+
+  /**
+   * The schedule is off (`deliveryFrequency` none, or webhooks disabled): claim nothing more, and give back what was
+   * claimed but not started. Attempts in flight finish. Pings (attemptNow) still go out.
+   */
+  async pause(): Promise<void> {
+    if (this.#paused) return;
+    this.#paused = true;
+    this.#wakeSlotWaiters();
+    await this.#giveBackWaiting();
+  }
+
+  /** The schedule is on again: the next firing claims. */
+  resume(): void {
+    this.#paused = false;
+  }
+
+  get #mayClaim(): boolean {
+    return !this.#stopping && !this.#paused && this.settings.webhooks.enabled;
+  }
+
   async #drainUntilIdle(): Promise<number> {
     let attempted = 0;
     do {
-      this.#drainAgain = false;
-      attempted += await this.#drainOnce();
-    } while (this.#drainAgain && !this.#stopping);
+      this.#claimAgain = false;
+      try {
+        attempted += await this.#claimWhileDue();
+      } finally {
+        // Claiming stopped (paused, stopping, or the database failed): wait for the attempts in flight, unless a
+        // firing asks for claims again meanwhile (resumed).
+        await this.#settled(() => this.#claimAgain && this.#mayClaim);
+      }
+    } while (this.#claimAgain && this.#mayClaim);
     return attempted;
   }
 
-  async #drainOnce(): Promise<number> {
+  /** Claims and starts deliveries while any are due; returns with nothing in flight, unless claiming must stop. */
+  async #claimWhileDue(): Promise<number> {
     let attempted = 0;
     const capacity = this.options.concurrency * CLAIM_AHEAD;
-    try {
-      await analyzeQueueIfStale(this.db);
-      while (!this.#stopping && this.settings.webhooks.enabled) {
-        const perWebhook = this.options.perWebhookConcurrency;
-        const room = Math.min(capacity - this.#claimed, MAX_CLAIM);
-        if (room < Math.min(MIN_CLAIM, capacity) && this.#claimed > 0) {
-          await this.#slotFreed();
-          continue;
-        }
-        const excluded = [...this.#lanes].filter(([, lane]) => this.#perWebhookLimit - lane.running - lane.waiting.length < perWebhook).map(([id]) => id);
-        const writtenBefore = this.#written;
-        const claimed = await claimDueDeliveries(this.db, room, this.leaseMs, excluded, perWebhook, this.#turnAfter);
-        if (claimed.length === 0) {
-          if (this.#claimed === 0) {
-            // Outcomes written since this claim looked may have made deliveries due again (a retry step of 0):
-            // write any still waiting, and look once more if anything changed.
-            await this.#flush();
-            if (this.#written === writtenBefore) break;
-            continue;
-          }
-          // Nothing is due for the webhooks with room. Look again only once a lane has room for a claim (or is
-          // gone): waking on every finished attempt made one useless claim per delivery (measured: 11,749 claims
-          // of 1.7 rows on average for 20,000 deliveries on PGlite).
-          const epoch = this.#laneEpoch;
-          while (this.#laneEpoch === epoch && this.#claimed > 0 && !this.#stopping) await this.#slotFreed();
-          continue;
-        }
-        await this.#loadEndpoints(claimed);
-        if (this.#stopping) {
-          // stop() came while this claim was on its way: give it back rather than attempt it after the stop.
-          await releaseClaims(this.db, claimed).catch((err: unknown) => this.log.error({ err }, 'could not release claims; they go out after their lease'));
-          break;
-        }
-        const served = [...new Set(claimed.map((d) => d.webhookId))];
-        const later = served.filter((id) => id > this.#turnAfter);
-        this.#turnAfter = Math.max(...(later.length > 0 ? later : served));
-        attempted += claimed.length;
-        this.#accept(claimed);
-        this.#pump();
+    await analyzeQueueIfStale(this.db);
+    while (this.#mayClaim) {
+      this.#claimAgain = false;
+      const perWebhook = this.options.perWebhookConcurrency;
+      const room = Math.min(capacity - this.#claimed, MAX_CLAIM);
+      if (room < Math.min(MIN_CLAIM, capacity) && this.#claimed > 0) {
+        await this.#slotFreed();
+        continue;
       }
-    } finally {
-      await this.#settled();
+      const excluded = [...this.#lanes].filter(([, lane]) => this.#perWebhookLimit - lane.running - lane.waiting.length < perWebhook).map(([id]) => id);
+      const writtenBefore = this.#written;
+      const claimed = await claimDueDeliveries(this.db, room, this.leaseMs, excluded, perWebhook, this.#turnAfter);
+      if (claimed.length === 0) {
+        if (this.#claimed === 0) {
+          // Outcomes written since this claim looked may have made deliveries due again (a retry step of 0):
+          // write any still waiting, and look once more if anything changed.
+          await this.#flush();
+          if (this.#written === writtenBefore) break;
+          continue;
+        }
+        // Nothing is due for the webhooks with room. Look again only once a lane has room for a claim (or is
+        // gone): waking on every finished attempt made one useless claim per delivery (measured: 11,749 claims
+        // of 1.7 rows on average for 20,000 deliveries on PGlite).
+        const epoch = this.#laneEpoch;
+        while (this.#laneEpoch === epoch && this.#claimed > 0 && this.#mayClaim && !this.#claimAgain) await this.#slotFreed();
+        continue;
+      }
+      await this.#loadEndpoints(claimed);
+      if (!this.#mayClaim) {
+        // stop() or pause() came while this claim was on its way: give it back rather than attempt it after.
+        await releaseClaims(this.db, claimed).catch((err: unknown) => this.log.error({ err }, 'could not release claims; they go out after their lease'));
+        break;
+      }
+      const served = [...new Set(claimed.map((d) => d.webhookId))];
+      const later = served.filter((id) => id > this.#turnAfter);
+      this.#turnAfter = Math.max(...(later.length > 0 ? later : served));
+      attempted += claimed.length;
+      this.#accept(claimed);
+      this.#pump();
     }
     return attempted;
   }
@@ -174,12 +219,23 @@ export class DeliveryWorker {
   async stop(): Promise<void> {
     this.#stopping = true;
     this.#wakeSlotWaiters();
-    const waiting: ClaimedDelivery[] = [];
-    for (const lane of this.#lanes.values()) waiting.push(...lane.waiting.splice(0));
-    this.#claimed -= waiting.length;
-    await releaseClaims(this.db, waiting).catch((err: unknown) => this.log.error({ err }, 'could not release waiting claims; they go out after their lease'));
-    await this.#draining;
+    await this.#giveBackWaiting();
+    await this.#draining?.catch(() => undefined); // its failure is its caller's to report
     await this.#settled();
+  }
+
+  /** Gives back the claims not started yet: due at once, their attempt uncounted. */
+  async #giveBackWaiting(): Promise<void> {
+    const waiting: ClaimedDelivery[] = [];
+    for (const [webhookId, lane] of this.#lanes) {
+      waiting.push(...lane.waiting.splice(0));
+      if (lane.running === 0) this.#lanes.delete(webhookId);
+    }
+    if (waiting.length === 0) return;
+    this.#claimed -= waiting.length;
+    this.#laneEpoch++;
+    this.#wakeSlotWaiters();
+    await releaseClaims(this.db, waiting).catch((err: unknown) => this.log.error({ err }, 'could not release waiting claims; they go out after their lease'));
   }
 
   /** Puts claimed deliveries in their webhooks' lanes (the claim took no more than each has room for). */
@@ -195,12 +251,19 @@ export class DeliveryWorker {
     }
   }
 
-  /** Starts waiting deliveries while slots are free, webhooks taking turns. */
+  /**
+   * Starts waiting deliveries while slots are free, webhooks taking turns. Beyond the process's bound, a webhook with
+   * nothing in flight may still start one attempt (up to `perWebhookConcurrency` such attempts): slow receivers
+   * holding every slot (four black holes at 16 each fill 64) cannot keep the other webhooks waiting for their
+   * time-outs.
+   */
   #pump(): void {
-    while (!this.#stopping && this.#inFlight < this.options.concurrency) {
+    const { concurrency, perWebhookConcurrency } = this.options;
+    while (!this.#stopping && this.#inFlight < concurrency + perWebhookConcurrency) {
+      const full = this.#inFlight >= concurrency;
       let started = false;
       for (const [webhookId, lane] of this.#lanes) {
-        if (lane.waiting.length === 0 || lane.running >= this.options.perWebhookConcurrency) continue;
+        if (lane.waiting.length === 0 || lane.running >= perWebhookConcurrency || (full && lane.running > 0)) continue;
         this.#start(lane.waiting.shift()!, lane);
         // To the back of the turn order.
         this.#lanes.delete(webhookId);
@@ -303,9 +366,15 @@ export class DeliveryWorker {
     return this.#flushing;
   }
 
-  /** Every claimed attempt finished and its outcome written (or, with the database away, left to the lease). */
-  async #settled(): Promise<void> {
-    while (this.#claimed > 0) await this.#slotFreed();
+  /**
+   * Every claimed attempt finished and its outcome written (or, with the database away, left to the lease); or, as
+   * soon as `interrupted()` says so, nothing more.
+   */
+  async #settled(interrupted: () => boolean = () => false): Promise<void> {
+    while (this.#claimed > 0) {
+      if (interrupted()) return;
+      await this.#slotFreed();
+    }
     for (let tries = 0; tries < 3 && this.#records.length > 0; tries++) await this.#flush();
     await this.#flushing;
   }

@@ -4,7 +4,7 @@ import { createAlert, createSource, createWebhook, reportMatches } from '../supp
 import { answer, TestReceiver } from '../support/receiver.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
-const SECRET = 'receiver-secret';
+const SECRET = 'receiver-secret-value';
 
 describe('delivery against a real receiver (contract §5)', () => {
   let t: TestService;
@@ -38,12 +38,13 @@ describe('delivery against a real receiver (contract §5)', () => {
     const { webhookId, deliveryId } = await oneDelivery(receiver.url);
     // The process's schedule (ROLE=api in tests) is off; arm one as a worker process would.
     const { RecurringTask } = await import('../../src/delivery/schedule.js');
-    const schedule = new RecurringTask('test-delivery', () => t.service.engine.worker.drain(), t.app.log as never);
+    const schedule = new RecurringTask('test-delivery', async () => t.service.engine.worker.tick(), t.app.log as never);
     schedule.set('* * * * * *');
     try {
       await receiver.waitFor(1, 5000);
     } finally {
       await schedule.stop();
+      await t.service.engine.worker.drain(); // a firing does not wait for its drain: wait here for the outcome
     }
     const got = receiver.received[0]!;
     const delivery = await detail(webhookId, deliveryId);

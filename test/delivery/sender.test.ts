@@ -175,6 +175,36 @@ describe('DeliverySender', () => {
     expect(outcome).toMatchObject({ ok: false, responseStatus: 200, error: 'timed out after 1000 ms' });
   });
 
+  it('ends an attempt at its deadline when the receiver trickles its answer (1 byte every 150 ms)', async () => {
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const timer = setInterval(() => res.write('.'), 150);
+      res.on('close', () => clearInterval(timer));
+    });
+    const outcome = await newSender().send(request(server.url, 1000));
+    // Each gap between bytes is far shorter than the time-out: only a total deadline ends this.
+    expect(outcome).toMatchObject({ ok: false, responseStatus: 200, error: 'timed out after 1000 ms' });
+    expect(outcome.durationMs).toBeGreaterThanOrEqual(1000);
+    expect(outcome.durationMs).toBeLessThan(3000);
+  });
+
+  it('keeps a trickling answer after its first 4 KiB only until the deadline, and stands by what it kept', async () => {
+    let resolveClosed: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+    const server = await startServer((_req, res) => {
+      res.on('close', resolveClosed);
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('k'.repeat(4096));
+      // The rest is short enough to be drained for keep-alive, but it never ends.
+      const timer = setInterval(() => res.write('.'), 150);
+      res.on('close', () => clearInterval(timer));
+    });
+    const outcome = await newSender().send(request(server.url, 1000));
+    expect(outcome).toMatchObject({ ok: true, responseStatus: 200, responseBody: 'k'.repeat(4096) });
+    expect(outcome.durationMs).toBeLessThan(3000);
+    await closed; // the connection was cut, not left draining (else this test times out)
+  });
+
   it('reports a refused connection', async () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -88,7 +88,7 @@ class Harness {
     const alert = await createAlert(admin, 'src');
     const secrets = new Map<number, string>();
     for (let i = 0; i < webhooks; i++) {
-      const secret = `secret-${i}-${Math.random().toString(36).slice(2)}`;
+      const secret = `webhook-secret-${i}-${Math.random().toString(36).slice(2)}`;
       secrets.set((await createWebhook(admin, { url: this.receiver.url, secret, events: [{ eventType: 'newCase' }] })).id, secret);
     }
     await this.setFrequency(deliveryFrequency);

@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -14,6 +14,15 @@ export const answer =
   (status: number, headers: Record<string, string> = {}, body = '') =>
   (_request: Received, _index: number, response: ServerResponse) => {
     response.writeHead(status, headers).end(body);
+  };
+
+/** Answers `status` with its headers at once, then one byte of body every `intervalMs`, never ending. */
+export const trickle =
+  (intervalMs: number, status = 200) =>
+  (_request: Received, _index: number, response: ServerResponse) => {
+    response.writeHead(status, { 'content-type': 'text/plain' });
+    const timer = setInterval(() => response.write('.'), intervalMs);
+    response.on('close', () => clearInterval(timer));
   };
 
 /**
@@ -65,6 +74,39 @@ export class TestReceiver {
 
   async close(): Promise<void> {
     this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+/** A black hole on loopback: accepts every TCP connection and never reads or answers on it. */
+export class BlackHole {
+  connections = 0;
+  #sockets = new Set<Socket>();
+  #server = createTcpServer((socket) => {
+    this.connections++;
+    this.#sockets.add(socket);
+    socket.pause();
+    socket.on('error', () => undefined);
+    socket.on('close', () => this.#sockets.delete(socket));
+  });
+
+  static async start(): Promise<BlackHole> {
+    const hole = new BlackHole();
+    await new Promise<void>((resolve) => hole.#server.listen(0, '127.0.0.1', resolve));
+    return hole;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/hook`;
+  }
+
+  /** Connections open now (the sender closes each one when its attempt times out). */
+  get open(): number {
+    return this.#sockets.size;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 }
