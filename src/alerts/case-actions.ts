@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/principal.js';
+import type { ApplicationRef, Principal } from '../auth/principal.js';
 import type { Database, Queryable } from '../db/database.js';
 import { AppError, invalidParameter } from '../errors.js';
 import { recordEvents } from '../webhooks/fan-out.js';
@@ -25,6 +25,8 @@ export interface CaseActionRecord {
   user: { id: number; username: string; email: string } | null;
   action: string;
   comment?: string;
+  /** Present when an API key made the action: the key's application, acting for `user`. */
+  application?: ApplicationRef;
   createdAt: string;
   updatedAt: string;
 }
@@ -61,7 +63,7 @@ export async function applyCaseAction(
     if (!kase) throw new AppError('not_found', `case ${target.caseId} was not found`);
 
     if (input.action === 'comment') {
-      await insertAction(tx, kase.id, actor.userId, 'comment', input.comment);
+      await insertAction(tx, kase.id, actor, 'comment', input.comment);
       return;
     }
     const status = STATUS_OF_ACTION[input.action];
@@ -70,7 +72,7 @@ export async function applyCaseAction(
       `UPDATE cases SET status = $2, status_updated_at = now(), status_user_id = $3, updated_at = now() WHERE id = $1 RETURNING updated_at`,
       [kase.id, status, actor.userId],
     );
-    await insertAction(tx, kase.id, actor.userId, input.action, input.comment);
+    await insertAction(tx, kase.id, actor, input.action, input.comment);
     const payload = renderCaseStatusChange(
       target.sourceKey,
       alert,
@@ -82,8 +84,12 @@ export async function applyCaseAction(
   });
 }
 
-async function insertAction(tx: Queryable, caseId: number, userId: number, action: string, comment: string | undefined): Promise<void> {
-  await tx.query('INSERT INTO case_actions (case_id, user_id, action, comment) VALUES ($1, $2, $3, $4)', [caseId, userId, action, comment ?? null]);
+/** One line of the action log: who acted, and through which application when an API key acted for them. */
+async function insertAction(tx: Queryable, caseId: number, actor: Principal, action: string, comment: string | undefined): Promise<void> {
+  await tx.query(
+    'INSERT INTO case_actions (case_id, user_id, action, comment, application_id, application_name) VALUES ($1, $2, $3, $4, $5, $6)',
+    [caseId, actor.userId, action, comment ?? null, actor.application?.id ?? null, actor.application?.name ?? null],
+  );
 }
 
 export async function listCaseActions(db: Queryable, caseId: number): Promise<CaseActionRecord[]> {
@@ -95,10 +101,12 @@ export async function listCaseActions(db: Queryable, caseId: number): Promise<Ca
     email: string | null;
     action: string;
     comment: string | null;
+    application_id: number | null;
+    application_name: string | null;
     created_at: Date;
     updated_at: Date;
   }>(
-    `SELECT a.id, a.case_id, a.user_id, u.username, u.email, a.action, a.comment, a.created_at, a.updated_at
+    `SELECT a.id, a.case_id, a.user_id, u.username, u.email, a.action, a.comment, a.application_id, a.application_name, a.created_at, a.updated_at
      FROM case_actions a LEFT JOIN users u ON u.id = a.user_id WHERE a.case_id = $1 ORDER BY a.id`,
     [caseId],
   );
@@ -112,6 +120,7 @@ export async function listCaseActions(db: Queryable, caseId: number): Promise<Ca
       updatedAt: row.updated_at.toISOString(),
     };
     if (row.comment !== null) record.comment = row.comment;
+    if (row.application_id !== null) record.application = { id: row.application_id, name: row.application_name ?? '' };
     return record;
   });
 }

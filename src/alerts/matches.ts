@@ -1,7 +1,8 @@
 import { AdvisoryLockNamespace } from '../db/advisory-locks.js';
 import type { Database } from '../db/database.js';
 import { invalidParameter } from '../errors.js';
-import { recordEvents, type DomainEvent } from '../webhooks/fan-out.js';
+import { MAX_DELIVERIES_PER_CALL } from '../limits.js';
+import { countSubscribedWebhooks, recordEvents, webhooksEnabled, type DomainEvent } from '../webhooks/fan-out.js';
 import { caseUrl, renderNewCase, renderNewMatch } from '../webhooks/payloads.js';
 import { findAlert } from './alerts.js';
 import { hashTarget, targetOf, type Match, type Target } from './target.js';
@@ -45,6 +46,22 @@ export function checkMatches(matches: readonly Match[]): Target[] {
 }
 
 /**
+ * Refuses, before any work, a call that could create more than `maxDeliveries` deliveries. Each match is one event
+ * (newCase or newMatch) and each event gives one delivery per subscribed webhook, so matches × webhooks subscribed to
+ * either on this data source bounds it. 2,000 webhooks × 1,000 matches made 2,000,000 rows in one 25 s transaction.
+ */
+async function checkDeliveryBound(db: Database, sourceKey: string, matchCount: number, maxDeliveries: number): Promise<void> {
+  const webhooks = await countSubscribedWebhooks(db, ['newCase', 'newMatch'], sourceKey);
+  const most = matchCount * webhooks;
+  // Only on the rare refusal path: with the feature off, nothing would be created.
+  if (most <= maxDeliveries || !(await webhooksEnabled(db))) return;
+  throw invalidParameter(
+    `matches: this call could create up to ${most} deliveries (${matchCount} matches × ${webhooks} webhooks subscribed to newCase or newMatch ` +
+      `on data source "${sourceKey}"), over the limit of ${maxDeliveries} deliveries per call: send at most ${Math.floor(maxDeliveries / webhooks)} matches per call`,
+  );
+}
+
+/**
  * Records what an alert's query found, in one transaction: each match whose target no case of the alert has
  * creates a case (newCase); each other one bumps its case (newMatch). The events' deliveries are written in
  * the same transaction. Answers one entry per match, in order.
@@ -55,12 +72,14 @@ export async function reportMatches(
   sourceKey: string,
   alertId: number,
   matches: readonly Match[],
+  maxDeliveries: number = MAX_DELIVERIES_PER_CALL,
 ): Promise<MatchResult[]> {
   const targets = checkMatches(matches);
   if (targets.length === 0) {
     await findAlert(db, sourceKey, alertId);
     return [];
   }
+  await checkDeliveryBound(db, sourceKey, targets.length, maxDeliveries);
   const hashes = targets.map(hashTarget);
 
   // One row per distinct target, with how many times this call matched it.

@@ -70,8 +70,9 @@ export async function deleteApplication(db: Queryable, id: number): Promise<void
   if (rowCount === 0) throw notFound('application', id);
 }
 
-/** The groups an enabled key grants, or undefined when no enabled application has this key. */
-export async function findApiKeyGroups(db: Queryable, apiKey: string): Promise<number[] | undefined> {
+/** The enabled application that has this key (its id, name and groups), or undefined when none has. */
+export async function findApiKeyApplication(db: Queryable, apiKey: string): Promise<{ id: number; name: string; groupIds: number[] } | undefined> {
   const { rows } = await db.query<ApplicationRow>(`${SELECT_APPLICATION} WHERE a.api_key_hash = $1 AND a.enabled`, [sha256Hex(apiKey)]);
-  return rows[0]?.group_ids;
+  const row = rows[0];
+  return row && { id: row.id, name: row.name, groupIds: row.group_ids };
 }

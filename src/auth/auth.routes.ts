@@ -1,28 +1,41 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import type { ProcessConfig } from '../config/env.js';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { errorResponses, UserSchema } from '../http/schemas.js';
 import { requireUser } from './authenticate.js';
 import { groupsOf } from './groups.js';
-import { LoginThrottle } from './login-throttle.js';
+import { addressKey, LoginThrottle } from './login-throttle.js';
 import { decoyPasswordHash, verifyPassword } from './passwords.js';
 import { createSession, deleteSession, SESSION_COOKIE } from './sessions.js';
 import { findUserById, findUserByLogin } from './users.repo.js';
 import { toUser } from './users.service.js';
 
+const MeSchema = Type.Object({
+  ...UserSchema.properties,
+  application: Type.Optional(Type.Object({ id: Type.Integer(), name: Type.String() })),
+});
+
 export interface AuthRoutesOptions {
   db: Database;
-  sessionTtlMs: number;
-  secureCookie: boolean;
+  config: Pick<ProcessConfig, 'sessionTtlMs' | 'trustProxy' | 'loginFailuresPerAddress'>;
 }
 
-export async function authRoutes(app: FastifyInstance, { db, sessionTtlMs, secureCookie }: AuthRoutesOptions): Promise<void> {
-  const throttle = new LoginThrottle();
+export async function authRoutes(app: FastifyInstance, { db, config }: AuthRoutesOptions): Promise<void> {
+  const { sessionTtlMs } = config;
+  const throttle = new LoginThrottle({ addressMaxFailures: config.loginFailuresPerAddress });
+  if (config.trustProxy === true || typeof config.trustProxy === 'function') {
+    app.log.warn(
+      'TRUST_PROXY trusts X-Forwarded-For and X-Forwarded-Proto from peers it does not check: run the service reachable only through its proxies, ' +
+        'or any client can choose the address sign-ins are counted under; list the proxies\' addresses instead where you can',
+    );
+  }
 
   app.post(
     '/api/auth/login',
     {
+      config: { access: 'public' },
       schema: {
         tags: ['auth'],
         summary: 'Sign in with a username or email and a password; answers the user and sets the session cookie',
@@ -32,46 +45,71 @@ export async function authRoutes(app: FastifyInstance, { db, sessionTtlMs, secur
     },
     async (request, reply) => {
       const { usernameOrEmail, password } = request.body as { usernameOrEmail: string; password: string };
-      const waitSeconds = throttle.retryAfterSeconds(request.ip);
-      if (waitSeconds > 0) {
-        reply.header('retry-after', String(waitSeconds));
-        throw new AppError('too_many_requests', `too many failed sign-ins from ${request.ip}: try again in ${waitSeconds} s`);
+      // Counted before the password check, and synchronously: see the policy in login-throttle.ts.
+      const byAddress = throttle.admitAddress(addressKey(request.ip));
+      if (!byAddress.allowed) {
+        reply.header('retry-after', String(byAddress.retryAfterSeconds));
+        throw new AppError('too_many_requests', `too many failed sign-ins from ${request.ip}: try again in ${byAddress.retryAfterSeconds} s`);
       }
-      const user = await findUserByLogin(db, usernameOrEmail);
-      // Verify against a decoy when the user is unknown, so both failures take as long and read the same.
-      const valid = await verifyPassword(password, user?.password_hash ?? (await decoyPasswordHash()));
-      if (!user || !valid) {
-        throttle.recordFailure(request.ip);
-        throw new AppError('unauthorized', 'wrong username, email or password');
+      let outcome: 'failure' | 'success' | 'none' = 'none';
+      try {
+        const user = await findUserByLogin(db, usernameOrEmail);
+        const byAccount = throttle.admitAccount(user ? `user:${user.id}` : `login:${usernameOrEmail.toLowerCase()}`);
+        if (!byAccount.allowed) {
+          reply.header('retry-after', String(byAccount.retryAfterSeconds));
+          throw new AppError(
+            'too_many_requests',
+            `too many failed sign-ins to this account: try again in ${byAccount.retryAfterSeconds} s (the wait grows with each failure, up to ${throttle.policy.accountMaxDelayMs / 1000} s)`,
+          );
+        }
+        try {
+          // Verify against a decoy when the user is unknown, so both failures take as long and read the same.
+          const valid = await verifyPassword(password, user?.password_hash ?? (await decoyPasswordHash()));
+          outcome = user && valid ? 'success' : 'failure';
+        } finally {
+          byAccount.reservation.settle(outcome);
+        }
+        if (!user || outcome !== 'success') throw new AppError('unauthorized', 'wrong username, email or password');
+        const token = await createSession(db, user.id, sessionTtlMs);
+        reply.setCookie(SESSION_COOKIE, token, {
+          path: '/',
+          httpOnly: true,
+          sameSite: 'lax',
+          // Secure when this request came over https, directly or through a proxy TRUST_PROXY names (X-Forwarded-Proto):
+          // a client on plain http drops a Secure cookie, signs in, and is refused on every later call.
+          secure: request.protocol === 'https',
+          maxAge: Math.floor(sessionTtlMs / 1000),
+        });
+        return toUser(user);
+      } finally {
+        byAddress.reservation.settle(outcome);
       }
-      throttle.recordSuccess(request.ip);
-      const token = await createSession(db, user.id, sessionTtlMs);
-      reply.setCookie(SESSION_COOKIE, token, {
-        path: '/',
-        httpOnly: true,
-        sameSite: 'lax',
-        secure: secureCookie,
-        maxAge: Math.floor(sessionTtlMs / 1000),
-      });
-      return toUser(user);
     },
   );
 
   app.get(
     '/api/auth/me',
-    { schema: { tags: ['auth'], summary: 'The signed-in user', response: { 200: UserSchema, ...errorResponses(401) } } },
+    {
+      config: { access: 'user' },
+      schema: {
+        tags: ['auth'],
+        summary: 'The signed-in user; through an API key, also the key\'s application (the key acts for the user)',
+        response: { 200: MeSchema, ...errorResponses(401) },
+      },
+    },
     async (request) => {
       const principal = requireUser(request);
       const user = await findUserById(db, principal.userId);
       if (!user) throw new AppError('unauthorized', 'the session belongs to a user that no longer exists');
-      // Through an API key the user acts with the key's groups only: show those.
-      return { ...toUser(user), groups: groupsOf(principal.groupIds) };
+      // Through an API key the user acts with the key's groups only, on behalf of its application: show both.
+      const me = { ...toUser(user), groups: groupsOf(principal.groupIds) };
+      return principal.application ? { ...me, application: principal.application } : me;
     },
   );
 
   app.get(
     '/api/auth/logout',
-    { schema: { tags: ['auth'], summary: 'End the session', response: { 204: Type.Null() } } },
+    { config: { access: 'public' }, schema: { tags: ['auth'], summary: 'End the session', response: { 204: Type.Null() } } },
     async (request, reply) => {
       const token = request.cookies[SESSION_COOKIE];
       if (token) await deleteSession(db, token);

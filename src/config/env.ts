@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export const ROLES = ['all', 'api', 'worker'] as const;
@@ -21,7 +22,18 @@ export interface ProcessConfig {
   readonly deliveryConcurrencyPerWebhook: number;
   /** How long a claim is held; unset means derived from requestTimeoutMs (see DeliveryWorker.leaseMs). */
   readonly deliveryLeaseMs: number | undefined;
+  /**
+   * Which peers may tell the client's address and protocol (`X-Forwarded-For`, `X-Forwarded-Proto`), as Fastify's
+   * `trustProxy` takes it: false (none), true (every peer), proxy addresses and CIDRs, or a hop count as a function.
+   */
+  readonly trustProxy: TrustProxy;
+  /** Failed sign-ins one client address may make per 15 minutes before it is answered 429 (see login-throttle.ts). */
+  readonly loginFailuresPerAddress: number;
 }
+
+export type TrustProxy = boolean | string[] | TrustHops;
+/** Trusts the `hops` nearest peers, whoever they are: `(address, hop) => hop < hops`. */
+export type TrustHops = ((address: string, hop: number) => boolean) & { readonly hops: number };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -54,6 +66,8 @@ export function readProcessConfig(env: NodeJS.ProcessEnv = process.env): Process
     deliveryConcurrency: intFrom(env, 'DELIVERY_CONCURRENCY', 64, 1, 4096),
     deliveryConcurrencyPerWebhook: intFrom(env, 'DELIVERY_CONCURRENCY_PER_WEBHOOK', 16, 1, 4096),
     deliveryLeaseMs: env.DELIVERY_LEASE_MS?.trim() ? intFrom(env, 'DELIVERY_LEASE_MS', 0, 1000, 3_600_000) : undefined,
+    trustProxy: trustProxyFrom(env.TRUST_PROXY),
+    loginFailuresPerAddress: intFrom(env, 'LOGIN_FAILURES_PER_ADDRESS', 50, 1, 100_000),
   });
 }
 
@@ -65,6 +79,49 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return value;
+}
+
+// Names proxy-addr (behind Fastify's trustProxy) knows for address ranges.
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * `TRUST_PROXY`: unset or `false` trusts no proxy, so the client is the socket's peer and forwarded headers are
+ * ignored (the safe default: any client can write them). `true` trusts every peer, and a number that many hops in
+ * front of the service, whoever they are: both only for a service reachable solely through its proxies, or any
+ * client can choose the address it is counted under and claim https. Otherwise a comma-separated
+ * list of proxy addresses or CIDRs (or `loopback`, `linklocal`, `uniquelocal`): forwarded headers count only from them.
+ */
+export function trustProxyFrom(raw: string | undefined): TrustProxy {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 100) throw new ConfigError(`TRUST_PROXY as a hop count must be at most 100, got "${value}"`);
+    // Not Fastify's own number form: since 5.12 it trusts nothing for a number (it cannot check the peer), which would
+    // make this setting silently do nothing. A hop count trusts the nearest `hops` peers, as `true` trusts all of them.
+    return hops === 0 ? false : Object.assign((_address: string, hop: number) => hop < hops, { hops });
+  }
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (!isProxyAddress(entry)) {
+      throw new ConfigError(
+        `TRUST_PROXY must be false, true, a hop count, or a comma-separated list of proxy addresses or CIDRs; "${entry}" is none of these`,
+      );
+    }
+  }
+  return entries;
+}
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const slash = entry.indexOf('/');
+  const address = slash === -1 ? entry : entry.slice(0, slash);
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (slash === -1) return true;
+  const prefix = entry.slice(slash + 1);
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 /** A URL fit for a message: the password replaced. */

@@ -16,6 +16,24 @@ interface Subscription {
 }
 
 /**
+ * How many webhooks would get an event of one of these types on this data source: the most deliveries each such
+ * event can create. One indexed count, cheap enough to ask before every matches call.
+ */
+export async function countSubscribedWebhooks(db: Queryable, eventTypes: readonly EventType[], sourceKey: string): Promise<number> {
+  const { rows } = await db.query<{ count: number }>(
+    `SELECT count(DISTINCT webhook_id) AS count FROM webhook_subscriptions
+     WHERE event_type = ANY($1::text[]) AND (source_key IS NULL OR source_key = $2)`,
+    [eventTypes, sourceKey],
+  );
+  return Number(rows[0]?.count ?? 0);
+}
+
+/** Whether events create deliveries now (`webhooks.enabled`). */
+export async function webhooksEnabled(db: Queryable): Promise<boolean> {
+  return (await readWebhookSettings(db)).enabled;
+}
+
+/**
  * The transactional outbox: called inside the transaction of the domain change, it writes each event's
  * payload once and one pending delivery per subscribed webhook, so the deliveries exist exactly when the
  * change committed. A webhook gets an event when one of its entries has that type and no source or the

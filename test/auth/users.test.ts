@@ -77,6 +77,9 @@ describe('users administration', () => {
   it('validates path ids, naming the parameter', async () => {
     const response = await t.admin.delete('/api/admin/users/abc');
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ key: 'invalid_parameter', message: 'path parameter id must be an integer' });
+    expect(response.body).toEqual({
+      key: 'invalid_parameter',
+      message: 'path parameter id must be a whole number in plain decimal digits (no sign, leading zero, space, exponent or hex), got "abc"',
+    });
   });
 });
