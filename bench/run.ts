@@ -151,10 +151,10 @@ async function benchDatabase(kind: 'postgres' | 'pglite', receiver: Receiver, ce
     const benchAlert = await api.call<{ id: number }>('POST', '/api/admin/bench/alerts', { title: 'Shared phone numbers', description: 'Two clients share a phone' });
     const steadyAlert = await api.call<{ id: number }>('POST', '/api/admin/steady/alerts', { title: 'Steady load', description: '' });
     for (let i = 0; i < WEBHOOKS; i++) {
-      await api.call('POST', '/api/admin/webhooks', { url: receiver.url, secret: `bench-secret-${i}`, events: [{ eventType: 'newCase', sourceKey: 'bench' }] });
+      await api.call('POST', '/api/admin/webhooks', { url: receiver.url, secret: `bench-webhook-secret-${i}`, events: [{ eventType: 'newCase', sourceKey: 'bench' }] });
     }
     // One webhook for the latency and cleanup phases' steady load.
-    await api.call('POST', '/api/admin/webhooks', { url: receiver.url, secret: 'steady-secret', events: [{ eventType: 'newCase', sourceKey: 'steady' }] });
+    await api.call('POST', '/api/admin/webhooks', { url: receiver.url, secret: 'steady-webhook-secret', events: [{ eventType: 'newCase', sourceKey: 'steady' }] });
 
     // Ingest: matches through the API, batches of 100, 10 subscribed webhooks. It builds the drain's backlog.
     phase(`${kind}: ingest`);

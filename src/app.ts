@@ -4,7 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { alertRoutes } from './alerts/alerts.routes.js';
 import { applicationRoutes } from './auth/applications.routes.js';
 import { authRoutes } from './auth/auth.routes.js';
-import { registerAuthentication } from './auth/authenticate.js';
+import { registerAuthentication, withAccess } from './auth/authenticate.js';
 import { userRoutes } from './auth/users.routes.js';
 import type { ProcessConfig } from './config/env.js';
 import type { SettingsStore } from './config/settings-store.js';
@@ -12,9 +12,9 @@ import { settingsRoutes } from './config/settings.routes.js';
 import type { Database } from './db/database.js';
 import { deliveryRoutes } from './delivery/delivery.routes.js';
 import type { DeliveryWorker } from './delivery/worker.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { answerClientError, answerFrameworkError, MAX_PATH_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
 import { healthRoutes } from './http/health.routes.js';
-import { schemaErrorFormatter, validatorCompiler } from './http/validation.js';
+import { registerJsonBodies, schemaErrorFormatter, validatorCompiler } from './http/validation.js';
 import type { Logger } from './logger.js';
 import { VERSION } from './version.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
@@ -37,11 +37,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
     schemaErrorFormatter,
-    trustProxy: process.env.TRUST_PROXY === 'true',
-    // Ids of paths and queries are checked by the route schemas; keep Fastify from answering 414/400 on its own.
-    routerOptions: { ignoreTrailingSlash: true },
+    trustProxy: config.trustProxy,
+    // Path parameters are checked by the route schemas, which name the parameter; the router's own length limit
+    // is only a backstop. What the router and Node's HTTP parser refuse still answers {key, message}.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   });
   app.setValidatorCompiler(validatorCompiler);
+  registerJsonBodies(app);
 
   // 1. Framework plugins.
   await app.register(cookie);
@@ -53,13 +57,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     },
   });
 
-  // 2. Cross-cutting: one error shape; who the caller is, and the Admin guard on /api/admin/.
+  // 2. Cross-cutting: one error shape; who the caller is, and the guard on each route's declared access. From
+  //    here on a route that declares no access (`config: { access }`, or `withAccess` for a whole module) stops
+  //    the start (src/auth/authenticate.ts).
   registerErrorHandling(app);
   registerAuthentication(app, db);
 
   // 3. Routes, module by module.
-  await app.register(healthRoutes, { db });
-  await app.register(authRoutes, { db, sessionTtlMs: config.sessionTtlMs, secureCookie: config.publicBaseUrl.startsWith('https:') });
+  await app.register(withAccess('public', healthRoutes), { db });
+  await app.register(authRoutes, { db, config });
   await app.register(userRoutes, { db });
   await app.register(applicationRoutes, { db });
   await app.register(settingsRoutes, { settings, publicBaseUrl: config.publicBaseUrl });
@@ -67,6 +73,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(webhookRoutes, { db, settings });
   await app.register(deliveryRoutes, { db, settings, worker: deps.worker });
 
-  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/api/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());
   return app;
 }

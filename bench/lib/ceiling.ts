@@ -12,7 +12,7 @@ export const CEILING_ROUNDS = 3;
 export async function measureCeiling(receiverUrl: string, count: number, concurrency = 64): Promise<{ deliveriesPerSecond: number; count: number; rounds: number[] }> {
   const url = new URL(receiverUrl);
   const pool = new Pool(url.origin, { connections: concurrency });
-  const key = createSigningKey('bench-secret-0');
+  const key = createSigningKey('bench-webhook-secret-0');
   const alert = { id: 1, title: 'Shared phone numbers', description: 'Two clients share a phone' };
   let next = 0;
   const worker = async () => {

@@ -10,7 +10,8 @@ import { MAX_ID_LENGTH, reportMatches } from './matches.js';
 import { createDataSource, listDataSources } from './sources.js';
 import type { Match } from './target.js';
 
-const SourceKey = Type.String({ minLength: 1, maxLength: 64 });
+// The contract's rule for data source keys (§2); it also keeps U+0000 and the like away from the database.
+const SourceKey = Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' });
 const AlertSchema = Type.Object({
   id: Type.Integer(),
   sourceKey: Type.String(),
@@ -58,6 +59,7 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
   app.post(
     '/api/admin/sources',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['data sources'],
         summary: 'Register a data source (ext)',
@@ -71,6 +73,7 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
   app.get(
     '/api/dataSources',
     {
+      config: { access: 'user' },
       schema: {
         tags: ['data sources'],
         summary: 'List data sources',
@@ -87,6 +90,7 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
   app.post(
     '/api/admin/:sourceKey/alerts',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['alerts'],
         summary: 'Create an alert',
@@ -108,6 +112,7 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
   app.patch(
     '/api/admin/:sourceKey/alerts/:alertId',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['alerts'],
         summary: 'Change an alert (later payloads use the new title and description; earlier ones keep theirs)',
@@ -129,6 +134,7 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
   app.get(
     '/api/:sourceKey/alerts',
     {
+      config: { access: 'user' },
       schema: {
         tags: ['alerts'],
         summary: 'List the alerts of a data source',
@@ -144,7 +150,7 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
 
   app.get(
     '/api/:sourceKey/alerts/:alertId',
-    { schema: { tags: ['alerts'], summary: 'One alert', params: AlertParams, response: { 200: AlertSchema, ...errorResponses(400, 401, 404) } } },
+    { config: { access: 'user' }, schema: { tags: ['alerts'], summary: 'One alert', params: AlertParams, response: { 200: AlertSchema, ...errorResponses(400, 401, 404) } } },
     async (request) => {
       requireUser(request);
       const { sourceKey, alertId } = request.params as AlertPath;
@@ -155,6 +161,7 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
   app.delete(
     '/api/admin/:sourceKey/alerts/:alertId',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['alerts'],
         summary: 'Delete an alert and its cases',
@@ -173,6 +180,7 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
   app.post(
     '/api/admin/:sourceKey/alerts/:alertId/matches',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['alerts'],
         summary: 'Report matches of an alert (ext): creates or updates cases, in one transaction, answering one entry per match',
@@ -197,6 +205,7 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
   app.get(
     '/api/:sourceKey/alerts/:alertId/cases',
     {
+      config: { access: 'user' },
       schema: {
         tags: ['cases'],
         summary: 'Cases of an alert, newest first, with the count of each status',
@@ -223,7 +232,7 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
 
   app.get(
     '/api/:sourceKey/alerts/:alertId/cases/:caseId',
-    { schema: { tags: ['cases'], summary: 'One case', params: CaseParams, response: { 200: CaseSchema, ...errorResponses(400, 401, 404) } } },
+    { config: { access: 'user' }, schema: { tags: ['cases'], summary: 'One case', params: CaseParams, response: { 200: CaseSchema, ...errorResponses(400, 401, 404) } } },
     async (request) => {
       requireUser(request);
       const { sourceKey, alertId, caseId } = request.params as CasePath;
@@ -235,6 +244,7 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
   app.post(
     '/api/:sourceKey/alerts/:alertId/cases/:caseId/action',
     {
+      config: { access: 'user' },
       schema: {
         tags: ['cases'],
         summary: 'Act on a case: confirm, dismiss, unconfirm, in-progress (each emits caseStatusChange) or comment',
@@ -253,6 +263,7 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
   app.get(
     '/api/:sourceKey/alerts/:alertId/cases/:caseId/actions',
     {
+      config: { access: 'user' },
       schema: {
         tags: ['cases'],
         summary: 'The action log of a case, oldest first',
@@ -266,6 +277,7 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
                 user: Type.Union([UserRef, Type.Null()]),
                 action: Type.String(),
                 comment: Type.Optional(Type.String()),
+                application: Type.Optional(Type.Object({ id: Type.Integer(), name: Type.String() })),
                 createdAt: Timestamp,
                 updatedAt: Timestamp,
               }),

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Database } from '../db/database.js';
-import { errorResponses, GroupSchema, PositiveId, Timestamp } from '../http/schemas.js';
+import { errorResponses, GroupSchema, MAX_INT4, PositiveId, Timestamp } from '../http/schemas.js';
 import { createApplication, deleteApplication, listApplications } from './applications.js';
 
 const ApplicationSchema = Type.Object({
@@ -19,12 +19,13 @@ export async function applicationRoutes(app: FastifyInstance, { db }: { db: Data
   app.post(
     '/api/admin/applications',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['applications'],
         summary: 'Create an API key; the key is in this answer only',
         body: Type.Object({
           name: Type.String({ minLength: 1, maxLength: 200 }),
-          groups: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 10 }),
+          groups: Type.Array(Type.Integer({ minimum: 1, maximum: MAX_INT4 }), { minItems: 1, maxItems: 10 }),
           enabled: Type.Optional(Type.Boolean()),
         }),
         response: { 201: ApplicationSchema, ...errorResponses(400, 401, 403) },
@@ -36,6 +37,7 @@ export async function applicationRoutes(app: FastifyInstance, { db }: { db: Data
   app.get(
     '/api/admin/applications',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['applications'],
         summary: 'List API keys (without the keys)',
@@ -48,6 +50,7 @@ export async function applicationRoutes(app: FastifyInstance, { db }: { db: Data
   app.delete(
     '/api/admin/applications/:id',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['applications'],
         summary: 'Delete an API key',

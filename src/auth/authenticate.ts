@@ -1,21 +1,110 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
-import { findApiKeyGroups } from './applications.js';
-import { isAdmin, type Principal } from './principal.js';
+import { findApiKeyApplication } from './applications.js';
+import { bindPrincipalToLog, isAdmin, type Principal } from './principal.js';
 import { findSessionUserId, SESSION_COOKIE } from './sessions.js';
 import { findUserByEmail, findUserById } from './users.repo.js';
 
 /**
+ * Who may call a route: anyone (`public`), any signed-in user or API key (`user`), or the Admin group (`admin`).
+ * Every route declares one in its options, `config: { access }`; the guard reads it from the route the router
+ * matched, never from the URL text, which the router decodes (`/api/%61dmin/users` is `/api/admin/users`).
+ */
+export const ROUTE_ACCESS = ['public', 'user', 'admin'] as const;
+export type RouteAccess = (typeof ROUTE_ACCESS)[number];
+
+/** A registered route and who may call it, as `onRoute` saw it (hidden routes and HEAD twins included). */
+export interface DeclaredRoute {
+  method: string;
+  url: string;
+  access: RouteAccess;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+  interface FastifyInstance {
+    /** Every route registered so far, with its declared access. */
+    readonly declaredRoutes: readonly DeclaredRoute[];
+  }
+}
+
+const PLUGIN_ACCESS = Symbol('access of every route of this plugin');
+
+/**
+ * Registers `plugin` with `access` declared for each of its routes that declares none itself: for a module whose
+ * routes all share one access. The declaration is still explicit, at the registration.
+ */
+export function withAccess<Options extends object>(access: RouteAccess, plugin: FastifyPluginAsync<Options>): FastifyPluginAsync<Options> {
+  return async (instance, options) => {
+    // `instance` is this plugin's own encapsulated context: the mark is seen by its routes alone.
+    (instance as unknown as Record<symbol, RouteAccess>)[PLUGIN_ACCESS] = access;
+    await plugin(instance, options);
+  };
+}
+
+/** The contract's rule (§1): every path under /api/admin/ needs the Admin group. */
+export function isAdminPath(path: string): boolean {
+  return path === '/api/admin' || path.startsWith('/api/admin/');
+}
+
+/**
  * Resolves who each request acts as, from the session cookie or `Authorization: Basic base64(email:apiKey)`,
- * and guards every `/api/admin/` path: no principal → 401, not Admin → 403 (contract §1).
+ * and enforces the matched route's declared access: no principal → 401, not Admin → 403 (contract §1).
+ * Call it before any route is registered: its `onRoute` hook refuses, at start, a route that declares no access
+ * or an /api/admin/ route that is not `admin`, so an unguarded route cannot be shipped by forgetting.
  */
 export function registerAuthentication(app: FastifyInstance, db: Database): void {
+  const declared: DeclaredRoute[] = [];
+  app.decorate('declaredRoutes', declared);
   app.decorateRequest('principal', null);
+
+  app.addHook('onRoute', function (route) {
+    const methods = ([] as string[]).concat(route.method);
+    const where = `${methods.join(',')} ${route.url}`;
+    const access = route.config?.access ?? (this as unknown as Record<symbol, RouteAccess | undefined>)[PLUGIN_ACCESS];
+    if (access === undefined || !ROUTE_ACCESS.includes(access)) {
+      throw new Error(`route ${where} declares no access: give it config: { access: 'public' | 'user' | 'admin' }`);
+    }
+    if (isAdminPath(route.url) && access !== 'admin') {
+      throw new Error(`route ${where} is under /api/admin/ but declares access '${access}': every /api/admin/ route needs 'admin'`);
+    }
+    route.config = { ...route.config, access };
+    for (const method of methods) declared.push({ method, url: route.url, access });
+  });
+
   app.addHook('onRequest', async (request) => {
     request.principal = await resolvePrincipal(db, request);
-    if (request.url.startsWith('/api/admin/') || request.url === '/api/admin') requireAdmin(request);
+    bindPrincipalToLog(request);
+    // No declared access means no route matched (the not-found handler): its answer depends on the path alone.
+    const access = request.routeOptions.config.access;
+    // Besides the route's own word, the contract's rule on the decoded path: a parametric route such as
+    // /api/:sourceKey/alerts must not serve /api/admin/alerts to a non-Admin, nor may an unknown /api/admin/
+    // path tell an anonymous caller whether it exists.
+    if (access === 'admin' || isAdminPath(decodedPath(request))) requireAdmin(request);
+    else if (access === 'user') requireUser(request);
   });
+}
+
+/**
+ * The request's path as the router reads it: without an absolute-form `http://host` prefix (which the router
+ * strips) or the query, percent-decoded. A path that does not decode is left as it is (the router refuses it).
+ */
+export function decodedPath(request: FastifyRequest): string {
+  const raw = request.raw.url ?? request.url;
+  const path = raw.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '').split('?')[0]!;
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+/** What the request is refused for, in messages: the matched route's pattern, or the decoded path. */
+function routeName(request: FastifyRequest): string {
+  return `${request.method} ${request.routeOptions.config.access ? request.routeOptions.url : decodedPath(request)}`;
 }
 
 async function resolvePrincipal(db: Database, request: FastifyRequest): Promise<Principal | null> {
@@ -35,13 +124,15 @@ async function principalFromApiKey(db: Database, encoded: string): Promise<Princ
   if (colon <= 0) throw new AppError('unauthorized', 'the Authorization header must be Basic base64(<user email>:<API key>)');
   const email = decoded.slice(0, colon);
   const apiKey = decoded.slice(colon + 1);
-  const keyGroups = await findApiKeyGroups(db, apiKey);
-  const user = keyGroups ? await findUserByEmail(db, email) : undefined;
+  // PostgreSQL text cannot hold U+0000: such an email is no user's, and asking the database would fail.
+  const application = email.includes('\u0000') ? undefined : await findApiKeyApplication(db, apiKey);
+  const user = application ? await findUserByEmail(db, email) : undefined;
   // One answer for an unknown key, a disabled one and an unknown email: nothing to learn by probing.
-  if (!keyGroups || !user) throw new AppError('unauthorized', 'the API key or the email in the Authorization header is not valid');
+  if (!application || !user) throw new AppError('unauthorized', 'the API key or the email in the Authorization header is not valid');
   // The key acts as the user, limited to the groups both have.
-  const groupIds = user.group_ids.filter((id) => keyGroups.includes(id));
-  return { userId: user.id, username: user.username, email: user.email, groupIds, via: 'apiKey' };
+  const groupIds = user.group_ids.filter((id) => application.groupIds.includes(id));
+  const { id, name } = application;
+  return { userId: user.id, username: user.username, email: user.email, groupIds, via: 'apiKey', application: { id, name } };
 }
 
 export function requireUser(request: FastifyRequest): Principal {
@@ -51,6 +142,6 @@ export function requireUser(request: FastifyRequest): Principal {
 
 export function requireAdmin(request: FastifyRequest): Principal {
   const principal = requireUser(request);
-  if (!isAdmin(principal)) throw new AppError('forbidden', `${request.method} ${request.url.split('?')[0]} needs the Admin group`);
+  if (!isAdmin(principal)) throw new AppError('forbidden', `${routeName(request)} needs the Admin group`);
   return principal;
 }

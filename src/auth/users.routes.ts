@@ -1,15 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Database } from '../db/database.js';
-import { errorResponses, PositiveId, UserSchema } from '../http/schemas.js';
+import { errorResponses, MAX_INT4, PositiveId, UserSchema } from '../http/schemas.js';
 import * as users from './users.service.js';
 
-const GroupIds = Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 10 });
+const GroupIds = Type.Array(Type.Integer({ minimum: 1, maximum: MAX_INT4 }), { minItems: 1, maxItems: 10 });
 
 export async function userRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
   app.post(
     '/api/admin/users',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['users'],
         summary: 'Create a user (default group: Analyst)',
@@ -27,13 +28,14 @@ export async function userRoutes(app: FastifyInstance, { db }: { db: Database })
 
   app.get(
     '/api/admin/users',
-    { schema: { tags: ['users'], summary: 'List users', response: { 200: Type.Object({ items: Type.Array(UserSchema) }), ...errorResponses(401, 403) } } },
+    { config: { access: 'admin' }, schema: { tags: ['users'], summary: 'List users', response: { 200: Type.Object({ items: Type.Array(UserSchema) }), ...errorResponses(401, 403) } } },
     async () => ({ items: await users.listUsers(db) }),
   );
 
   app.patch(
     '/api/admin/users/:id',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['users'],
         summary: 'Change a user',
@@ -53,6 +55,7 @@ export async function userRoutes(app: FastifyInstance, { db }: { db: Database })
   app.delete(
     '/api/admin/users/:id',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['users'],
         summary: 'Delete a user',

@@ -26,6 +26,8 @@ export async function settingsRoutes(app: FastifyInstance, { settings, publicBas
   app.get(
     '/api/config',
     {
+      // Anyone: the answer itself is reduced for non-Admins (the webhooks section is Admin's only).
+      config: { access: 'public' },
       schema: {
         tags: ['settings'],
         summary: 'The settings; the webhooks section is shown to Admin users only',
@@ -38,6 +40,7 @@ export async function settingsRoutes(app: FastifyInstance, { settings, publicBas
   app.post(
     '/api/config',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['settings'],
         summary: 'Change webhooks settings: {path: "webhooks", configuration: {...}} or {path: "webhooks.<option>", configuration: value}',

@@ -23,6 +23,7 @@ export async function deliveryRoutes(app: FastifyInstance, { db, settings, worke
   app.post(
     '/api/admin/webhooks/:webhookId/ping',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['webhooks'],
         summary: 'Send a ping to the webhook now (whatever deliveryFrequency says) and answer the delivery after that one attempt; never retried',
@@ -42,6 +43,7 @@ export async function deliveryRoutes(app: FastifyInstance, { db, settings, worke
   app.post(
     '/api/admin/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['webhooks'],
         summary: 'Make a delivery pending and due now, its retry schedule started afresh, its attempt log kept (ext)',

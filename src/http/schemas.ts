@@ -5,10 +5,17 @@ export const ErrorBody = Type.Object({ key: Type.String(), message: Type.String(
 
 export const Timestamp = Type.String({ description: 'ISO 8601 UTC with milliseconds' });
 
-export const PositiveId = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+/** The largest PostgreSQL `integer`: ids of integer columns, and any integer the database is given. */
+export const MAX_INT4 = 2_147_483_647;
+
+/** An id of an `integer` column. In paths and queries, plain decimal digits only (src/http/validation.ts). */
+export const PositiveId = Type.Integer({ minimum: 1, maximum: MAX_INT4 });
+
+/** An id of a `bigint` column (deliveries): bounded by what a JavaScript number holds exactly. */
+export const BigId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
 export const Paging = {
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT4, default: 0 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 20 })),
 };
 

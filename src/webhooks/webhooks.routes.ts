@@ -3,10 +3,20 @@ import { Type } from 'typebox';
 import type { SettingsStore } from '../config/settings-store.js';
 import type { Database } from '../db/database.js';
 import { featureDisabled } from '../errors.js';
-import { errorResponses, Paging, PositiveId, Timestamp } from '../http/schemas.js';
+import { BigId, errorResponses, MAX_INT4, Paging, PositiveId, Timestamp } from '../http/schemas.js';
 import { DELIVERY_STATUSES, findDelivery, listDeliveries, type DeliveryStatus } from './deliveries.js';
 import { EVENT_TYPES } from './payloads.js';
-import { createWebhook, deleteWebhook, findWebhookTarget, listWebhooks, MAX_SECRET_LENGTH, MAX_URL_LENGTH, type WebhookEvent } from './webhooks.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  findWebhookTarget,
+  listWebhooks,
+  listWebhooksPage,
+  MAX_SECRET_LENGTH,
+  MAX_URL_LENGTH,
+  MIN_SECRET_LENGTH,
+  type WebhookEvent,
+} from './webhooks.js';
 
 const WebhookEventSchema = Type.Object({ eventType: Type.Enum([...EVENT_TYPES]), sourceKey: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) });
 const WebhookSchema = Type.Object({
@@ -38,7 +48,7 @@ export const DeliverySchema = Type.Object({
   attemptLog: Type.Optional(Type.Array(AttemptSchema)),
 });
 export const WebhookParams = Type.Object({ webhookId: PositiveId });
-export const DeliveryParams = Type.Object({ webhookId: PositiveId, deliveryId: Type.Integer({ minimum: 1 }) });
+export const DeliveryParams = Type.Object({ webhookId: PositiveId, deliveryId: BigId });
 
 export interface WebhookRoutesOptions {
   db: Database;
@@ -52,19 +62,20 @@ export function requireWebhooksEnabled(settings: SettingsStore): () => Promise<v
   };
 }
 
-/** Webhooks administration (contract §4). Admin only, by the /api/admin/ guard; all refused while the feature is off. */
+/** Webhooks administration (contract §4). Admin only, each route declaring it; all refused while the feature is off. */
 export async function webhookRoutes(app: FastifyInstance, { db, settings }: WebhookRoutesOptions): Promise<void> {
   app.addHook('preHandler', requireWebhooksEnabled(settings));
 
   app.post(
     '/api/admin/webhooks',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['webhooks'],
         summary: 'Register a webhook; `events` left out means every event on any data source',
         body: Type.Object({
           url: Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH }),
-          secret: Type.String({ minLength: 1, maxLength: MAX_SECRET_LENGTH }),
+          secret: Type.String({ minLength: MIN_SECRET_LENGTH, maxLength: MAX_SECRET_LENGTH }),
           events: Type.Optional(Type.Array(WebhookEventSchema, { maxItems: 1000 })),
         }),
         response: { 201: WebhookSchema, ...errorResponses(400, 401, 403) },
@@ -76,18 +87,35 @@ export async function webhookRoutes(app: FastifyInstance, { db, settings }: Webh
   app.get(
     '/api/admin/webhooks',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['webhooks'],
         summary: 'List webhooks, oldest first (never their secrets)',
-        response: { 200: Type.Object({ items: Type.Array(WebhookSchema) }), ...errorResponses(401, 403) },
+        description:
+          'Without offset and limit, every webhook as `{items}` (the Linkurious Enterprise answer). With either, one page as ' +
+          '`{totalCount, items}` (offset default 0, limit default 20, at most 1000).',
+        // No defaults here: whether paging was asked for decides the shape of the answer.
+        querystring: Type.Object({
+          offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT4 })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+        }),
+        response: {
+          200: Type.Object({ totalCount: Type.Optional(Type.Integer({ description: 'only when paged' })), items: Type.Array(WebhookSchema) }),
+          ...errorResponses(400, 401, 403),
+        },
       },
     },
-    async () => ({ items: await listWebhooks(db) }),
+    async (request) => {
+      const { offset, limit } = request.query as { offset?: number; limit?: number };
+      if (offset === undefined && limit === undefined) return { items: await listWebhooks(db) };
+      return listWebhooksPage(db, { offset: offset ?? 0, limit: limit ?? 20 });
+    },
   );
 
   app.delete(
     '/api/admin/webhooks/:webhookId',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['webhooks'],
         summary: 'Delete a webhook and its deliveries',
@@ -104,6 +132,7 @@ export async function webhookRoutes(app: FastifyInstance, { db, settings }: Webh
   app.get(
     '/api/admin/webhooks/:webhookId/deliveries',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['webhooks'],
         summary: 'Deliveries of a webhook, newest first',
@@ -122,6 +151,7 @@ export async function webhookRoutes(app: FastifyInstance, { db, settings }: Webh
   app.get(
     '/api/admin/webhooks/:webhookId/deliveries/:deliveryId',
     {
+      config: { access: 'admin' },
       schema: {
         tags: ['webhooks'],
         summary: 'One delivery with its attempt log (ext)',

@@ -1,6 +1,8 @@
 import { requireDataSources } from '../alerts/sources.js';
+import { AdvisoryLock } from '../db/advisory-locks.js';
 import type { Database, Queryable } from '../db/database.js';
 import { invalidParameter, notFound } from '../errors.js';
+import { MAX_WEBHOOKS } from '../limits.js';
 import { deleteUnreferencedEvents } from './deliveries.js';
 import { EVENT_TYPES, type EventType } from './payloads.js';
 
@@ -26,6 +28,11 @@ export interface WebhookTarget {
 
 export const MAX_URL_LENGTH = 2048;
 export const MAX_SECRET_LENGTH = 1024;
+/**
+ * New secrets only: a short secret is guessable offline from one signed payload. Secrets stored before this
+ * rule keep working, since nothing checks a secret's length when signing.
+ */
+export const MIN_SECRET_LENGTH = 16;
 
 export function checkReceiverUrl(url: string): string {
   if (url.length > MAX_URL_LENGTH) throw invalidParameter(`url must be at most ${MAX_URL_LENGTH} characters`);
@@ -57,11 +64,18 @@ export function normaliseEvents(events: WebhookEvent[] | undefined): WebhookEven
 
 export async function createWebhook(db: Database, input: { url: string; secret: string; events?: WebhookEvent[] | undefined }): Promise<Webhook> {
   const url = checkReceiverUrl(input.url);
-  if (input.secret.length === 0 || input.secret.length > MAX_SECRET_LENGTH) {
-    throw invalidParameter(`secret must be a non-empty string of at most ${MAX_SECRET_LENGTH} characters`);
-  }
+  // In characters (code points), as the route schema counts them.
+  const secretLength = [...input.secret].length;
+  if (secretLength < MIN_SECRET_LENGTH) throw invalidParameter(`secret must be at least ${MIN_SECRET_LENGTH} characters long`);
+  if (secretLength > MAX_SECRET_LENGTH) throw invalidParameter(`secret must be at most ${MAX_SECRET_LENGTH} characters long`);
   const events = normaliseEvents(input.events);
   const id = await db.transaction(async (tx) => {
+    // Counted under a lock held to the commit, so two creations at once cannot both see room for one more.
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [AdvisoryLock.webhookCreation]);
+    const { rows: counted } = await tx.query<{ total: number }>('SELECT count(*) AS total FROM webhooks');
+    if ((counted[0]?.total ?? 0) >= MAX_WEBHOOKS) {
+      throw invalidParameter(`an installation may have at most ${MAX_WEBHOOKS} webhooks (every event is sent to each): delete one before adding another`);
+    }
     await requireDataSources(tx, events.flatMap((e) => (e.sourceKey === undefined ? [] : [e.sourceKey])));
     const { rows } = await tx.query<{ id: number }>('INSERT INTO webhooks (url, secret) VALUES ($1, $2) RETURNING id', [url, input.secret]);
     const webhookId = rows[0]!.id;
@@ -83,14 +97,14 @@ interface WebhookRow {
   events: { eventType: EventType; sourceKey: string | null }[];
 }
 
-/** Oldest first; or the one webhook `id`. */
-export async function listWebhooks(db: Queryable, id?: number): Promise<Webhook[]> {
+/** Oldest first: all of them, one page of them, or the one webhook `id`. */
+export async function listWebhooks(db: Queryable, id?: number, page?: { offset: number; limit: number }): Promise<Webhook[]> {
   const { rows } = await db.query<WebhookRow>(
     `SELECT w.id, w.url, w.created_at, w.updated_at,
             COALESCE((SELECT jsonb_agg(jsonb_build_object('eventType', s.event_type, 'sourceKey', s.source_key) ORDER BY s.position)
                       FROM webhook_subscriptions s WHERE s.webhook_id = w.id), '[]') AS events
-     FROM webhooks w WHERE ($1::int IS NULL OR w.id = $1) ORDER BY w.id`,
-    [id ?? null],
+     FROM webhooks w WHERE ($1::int IS NULL OR w.id = $1) ORDER BY w.id OFFSET $2 LIMIT $3`,
+    [id ?? null, page?.offset ?? 0, page?.limit ?? null],
   );
   return rows.map((row) => ({
     id: row.id,
@@ -119,4 +133,10 @@ export async function deleteWebhook(db: Database, id: number): Promise<void> {
     const { rows } = await tx.query<{ event_id: number }>('DELETE FROM webhook_deliveries WHERE webhook_id = $1 RETURNING event_id', [id]);
     await deleteUnreferencedEvents(tx, rows.map((r) => r.event_id));
   });
+}
+
+/** One page of the webhooks, oldest first, with how many there are in all. */
+export async function listWebhooksPage(db: Queryable, page: { offset: number; limit: number }): Promise<{ totalCount: number; items: Webhook[] }> {
+  const { rows } = await db.query<{ total: number }>('SELECT count(*) AS total FROM webhooks');
+  return { totalCount: rows[0]?.total ?? 0, items: await listWebhooks(db, undefined, page) };
 }

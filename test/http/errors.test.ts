@@ -1,8 +1,12 @@
+import { maxHeaderSize } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { readProcessConfig } from '../../src/config/env.js';
 import { ERROR_STATUS } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
+import { createWebhook } from '../support/fixtures.js';
+import { rawRequest } from '../support/raw-http.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 describe('errors (contract §0)', () => {
@@ -11,6 +15,7 @@ describe('errors (contract §0)', () => {
     t = await startTestService();
   });
   afterAll(async () => t?.close());
+  const adminHeaders = () => (t.admin as unknown as { headers: Record<string, string> }).headers;
 
   it('has one catalogue of keys with their statuses', () => {
     expect(ERROR_STATUS).toEqual({
@@ -55,12 +60,81 @@ describe('errors (contract §0)', () => {
     expect(response.body).toEqual({ key: 'invalid_parameter', message: 'the body must be application/json, got application/x-www-form-urlencoded' });
   });
 
+  it('answers what the router refuses with {key, message}: a bad percent-encoding, an over-long parameter', async () => {
+    const badUrl = await t.admin.get('/api/%zz/alerts');
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.body).toEqual({ key: 'invalid_parameter', message: 'the path "/api/%zz/alerts" is not valid: every % must be followed by two hex digits of UTF-8' });
+    const tooLong = await t.admin.get(`/api/${'a'.repeat(1100)}/alerts`);
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.key).toBe('invalid_parameter');
+    expect(tooLong.body.message).toMatch(/^a path parameter of ".*…" is longer than 1024 characters$/);
+    // Below the router's limit, the route's schema answers, naming the parameter.
+    const long = await t.admin.get(`/api/${'a'.repeat(200)}/alerts`);
+    expect(long.body).toEqual({ key: 'invalid_parameter', message: 'path parameter sourceKey must match ^[A-Za-z0-9_-]{1,64}$' });
+  });
+
+  it('answers what Node\'s HTTP parser refuses with {key, message}: headers too large (431), not HTTP (400)', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.server.address() as AddressInfo).port;
+    const huge = await rawRequest(port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(maxHeaderSize + 1000)}\r\nConnection: close\r\n\r\n`);
+    expect(huge.status).toBe(431);
+    expect(huge.headers).toMatch(/content-type: application\/json/i);
+    expect(JSON.parse(huge.body)).toEqual({ key: 'invalid_parameter', message: `the request line and headers are larger than the limit of ${maxHeaderSize} bytes` });
+    const garbage = await rawRequest(port, 'NOT HTTP AT ALL\r\n\r\n');
+    expect(garbage.status).toBe(400);
+    expect(JSON.parse(garbage.body)).toMatchObject({ key: 'invalid_parameter', message: expect.stringMatching(/^the request is not valid HTTP\/1\.1 \(HPE_/) });
+  });
+
+  it('answers 415 to any body that is not JSON, on every route, including routes that read no body', async () => {
+    const hook = await createWebhook(t.admin);
+    const cases: [string, string, string][] = [
+      // A cross-site HTML form can send these three without a preflight: none may act.
+      [`/api/admin/webhooks/${hook.id}/ping`, 'text/plain', 'ping'],
+      [`/api/admin/webhooks/${hook.id}/deliveries/1/redeliver`, 'application/x-www-form-urlencoded', 'a=1'],
+      ['/api/auth/login', 'multipart/form-data; boundary=x', '--x--'],
+      ['/api/admin/users', 'application/json-patch+json', '{}'],
+      ['/api/admin/users', 'application/json; charset=utf-16', '{}'],
+    ];
+    for (const [url, contentType, body] of cases) {
+      const response = await t.admin.request('POST', url, body, { 'content-type': contentType });
+      expect(response.status, `${contentType} to ${url}`).toBe(415);
+      expect(response.body.key).toBe('invalid_parameter');
+      expect(Object.keys(response.body).sort()).toEqual(['key', 'message']);
+    }
+    // A body with no Content-Type at all is refused too.
+    const untyped = await t.app.inject({ method: 'POST', url: `/api/admin/webhooks/${hook.id}/ping`, headers: { ...adminHeaders(), 'content-length': '4' }, payload: 'ping' });
+    expect(untyped.statusCode).toBe(415);
+    // Nothing was sent.
+    expect((await t.admin.get(`/api/admin/webhooks/${hook.id}/deliveries`)).body.totalCount).toBe(0);
+  });
+
+  it('still takes a POST with no body, or an empty JSON one, on routes that read none', async () => {
+    const hook = await createWebhook(t.admin);
+    const bare = await t.app.inject({ method: 'POST', url: `/api/admin/webhooks/${hook.id}/ping`, headers: adminHeaders() });
+    expect(bare.statusCode).toBe(200);
+    const emptyJson = await t.admin.request('POST', `/api/admin/webhooks/${hook.id}/ping`, '', { 'content-type': 'application/json' });
+    expect(emptyJson.status).toBe(200);
+    const utf8 = await t.admin.request('POST', `/api/admin/webhooks/${hook.id}/ping`, '{}', { 'content-type': 'application/json; charset=UTF-8' });
+    expect(utf8.status).toBe(200);
+    // Where a body is read, an empty one is an error.
+    const empty = await t.admin.request('POST', '/api/admin/users', '', { 'content-type': 'application/json' });
+    expect(empty.body).toEqual({ key: 'invalid_parameter', message: 'the body is empty but Content-Type is application/json: send a JSON body' });
+  });
+
+  it('refuses the keys that could pollute a prototype, as Fastify\'s own parser did', async () => {
+    for (const body of ['{"__proto__":{"isAdmin":true},"username":"x"}', '{"constructor":{"prototype":{"x":1}}}']) {
+      const response = await t.admin.request('POST', '/api/admin/users', body, { 'content-type': 'application/json' });
+      expect(response.status, body).toBe(400);
+      expect(response.body.message).toMatch(/^field (__proto__|constructor) is not allowed$/);
+    }
+  });
+
   it('answers an unexpected error with 500 bug: no stack, no SQL', async () => {
     const config = readProcessConfig({ PUBLIC_BASE_URL: 'https://lke.example.com' });
     const logged: string[] = [];
     const logger = createLogger('error', { write: (line: string) => void logged.push(line) });
     const app = await buildApp({ db: t.db, settings: t.service.settings, config, logger, worker: t.service.engine.worker });
-    app.get('/api/test/explode', async () => {
+    app.get('/api/test/explode', { config: { access: 'public' } }, async () => {
       await t.db.query('SELECT * FROM table_that_does_not_exist');
     });
     await app.ready();

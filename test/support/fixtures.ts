@@ -14,7 +14,7 @@ export async function createAlert(admin: ApiClient, sourceKey: string, body: Rec
 }
 
 export async function createWebhook(admin: ApiClient, body: Record<string, unknown> = {}): Promise<{ id: number }> {
-  const response = await admin.post('/api/admin/webhooks', { url: 'http://127.0.0.1:9/hook', secret: 'test-secret', ...body });
+  const response = await admin.post('/api/admin/webhooks', { url: 'http://127.0.0.1:9/hook', secret: 'test-webhook-secret', ...body });
   expect(response.status, JSON.stringify(response.body)).toBe(201);
   return response.body;
 }
