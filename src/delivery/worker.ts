@@ -46,6 +46,9 @@ const PER_WEBHOOK_AHEAD = 2;
 const FLUSH_BATCH = 512;
 const FLUSH_DELAY_MS = 10;
 const LEASE_MARGIN_MS = 5_000;
+// A lane with attempts in flight and none finished or started for this long is stalled: its claims stop counting
+// against the process's claim capacity, so nine black holes (9 × 32 claims > 256) cannot stop claims for others.
+const STALLED_AFTER_MS = 1_000;
 
 interface Endpoint {
   url: string;
@@ -55,6 +58,8 @@ interface Endpoint {
 interface WebhookLane {
   running: number;
   waiting: ClaimedDelivery[];
+  /** When an attempt of this lane last started from idle or finished (Date.now()). */
+  progressAt: number;
 }
 
 /**
@@ -169,7 +174,7 @@ export class DeliveryWorker {
     while (this.#mayClaim) {
       this.#claimAgain = false;
       const perWebhook = this.options.perWebhookConcurrency;
-      const room = Math.min(capacity - this.#claimed, MAX_CLAIM);
+      const room = Math.min(capacity - this.#claimedByMovingLanes(), MAX_CLAIM);
       if (room < Math.min(MIN_CLAIM, capacity) && this.#claimed > 0) {
         await this.#slotFreed();
         continue;
@@ -238,12 +243,26 @@ export class DeliveryWorker {
     await releaseClaims(this.db, waiting).catch((err: unknown) => this.log.error({ err }, 'could not release waiting claims; they go out after their lease'));
   }
 
+  /**
+   * Claims held here, less those of stalled lanes (attempts in flight, none finished for STALLED_AFTER_MS): a stalled
+   * lane's claims wait on its own receiver, and each lane holds at most #perWebhookLimit, so leaving them out bounds
+   * what is held by the number of webhooks while the other webhooks keep being claimed for.
+   */
+  #claimedByMovingLanes(): number {
+    const now = Date.now();
+    let stalled = 0;
+    for (const lane of this.#lanes.values()) {
+      if (lane.running > 0 && now - lane.progressAt > STALLED_AFTER_MS) stalled += lane.running + lane.waiting.length;
+    }
+    return this.#claimed - stalled;
+  }
+
   /** Puts claimed deliveries in their webhooks' lanes (the claim took no more than each has room for). */
   #accept(claimed: readonly ClaimedDelivery[]): void {
     for (const delivery of claimed) {
       let lane = this.#lanes.get(delivery.webhookId);
       if (!lane) {
-        lane = { running: 0, waiting: [] };
+        lane = { running: 0, waiting: [], progressAt: Date.now() };
         this.#lanes.set(delivery.webhookId, lane);
       }
       lane.waiting.push(delivery);
@@ -276,10 +295,12 @@ export class DeliveryWorker {
   }
 
   #start(delivery: ClaimedDelivery, lane: WebhookLane): void {
+    if (lane.running === 0) lane.progressAt = Date.now();
     lane.running++;
     this.#inFlight++;
     void this.#attempt(delivery).then((record) => {
       if (record) this.#addRecord(record);
+      lane.progressAt = Date.now();
       lane.running--;
       this.#inFlight--;
       this.#claimed--;

@@ -121,4 +121,27 @@ describe('slow receivers never hold other webhooks (the real schedule)', () => {
     await healthy.waitFor(3, 2500);
     expect(hole.open).toBeGreaterThanOrEqual(64);
   });
+
+  it('still claims for a healthy webhook when black holes hold more claims than the process claims ahead', async () => {
+    // Nine black holes, each its own receiver with a lane of 16 in flight and 16 waiting: 288 claims, more than the
+    // 256 (4 × 64) the process claims ahead. Their claims must not keep the healthy webhook's from being made.
+    const holes: BlackHole[] = [];
+    for (let i = 0; i < 9; i++) {
+      const hole = await BlackHole.start();
+      closers.push(() => hole.close());
+      holes.push(hole);
+    }
+    await startHealthy();
+    for (const hole of holes) await hook(hole.url, 'slow');
+    await hook(healthy.url, 'fast');
+
+    await newCases('slow', 40);
+    await eventually(async () => {
+      const { rows } = await t.db.query<{ claimed: number }>(`SELECT count(*)::int AS claimed FROM webhook_deliveries WHERE locked_until > now() AND status = 'pending'`);
+      return rows[0]!.claimed >= 256;
+    }, 5000, "the black holes' lanes hold the process's claims");
+    await newCases('fast', 3);
+    await healthy.waitFor(3, 2500);
+    expect(holes.reduce((open, hole) => open + hole.open, 0)).toBeGreaterThanOrEqual(64); // still in flight
+  });
 });
