@@ -40,7 +40,7 @@ async function serve(): Promise<void> {
 
 async function migrateOnly(): Promise<void> {
   const config = readProcessConfig();
-  const db = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger: createLogger(config.logLevel) });
+  const db = await createDatabase({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: config.dataDir, logger: createLogger(config.logLevel) });
   try {
     const applied = await migrate(db, (m) => console.log(`applied ${String(m.version).padStart(4, '0')}_${m.name}`));
     console.log(applied.length ? `${applied.length} migration(s) applied` : 'the database is up to date');

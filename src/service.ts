@@ -33,7 +33,7 @@ export interface ServiceOptions {
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { config, logger } = options;
   const ownsDb = !options.db;
-  const db = options.db ?? (await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger }));
+  const db = options.db ?? (await createDatabase({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: config.dataDir, logger }));
   try {
     const applied = await migrate(db, (m) => logger.info({ migration: `${m.version}_${m.name}` }, 'migration applied'));
     if (applied.length) logger.info({ count: applied.length }, 'database migrated');

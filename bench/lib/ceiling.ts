@@ -1,6 +1,6 @@
 import { Pool } from 'undici';
 import { createSigningKey, signPayload } from '../../src/delivery/signer.js';
-import { renderNewCase } from '../../src/webhooks/payloads.js';
+import { renderNewCase } from '../../src/outbox/events.js';
 
 /** Measured rounds after the warm-up; the ceiling is their median (an odd count, so one round is the middle). */
 export const CEILING_ROUNDS = 3;

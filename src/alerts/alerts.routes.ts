@@ -1,17 +1,16 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireUser } from '../auth/authenticate.js';
 import type { Database } from '../db/database.js';
-import { errorResponses, Paging, PositiveId, Timestamp } from '../http/schemas.js';
-import { createAlert, deleteAlert, findAlert, listAlerts, toAlert, updateAlert } from './alerts.js';
-import { applyCaseAction, CASE_ACTIONS, listCaseActions, type CaseAction } from './case-actions.js';
-import { CASE_STATUSES, findCase, listCases, toCase, type CaseStatus } from './cases.js';
-import { MAX_ID_LENGTH, reportMatches } from './matches.js';
-import { createDataSource, listDataSources } from './sources.js';
-import type { Match } from './target.js';
+import { noContent } from '../http/no-content.js';
+import { errorResponses, pageOf, Paging, PositiveId, Timestamp } from '../http/schemas.js';
+import { createDataSource, listDataSources, MAX_SOURCE_NAME_LENGTH, SOURCE_KEY_PATTERN } from '../sources/sources.js';
+import { createAlert, deleteAlert, findAlert, listAlerts, MAX_DESCRIPTION, MAX_TITLE, toAlert, updateAlert } from './alerts.js';
+import { applyCaseAction, CASE_ACTIONS, listCaseActions, MAX_COMMENT_LENGTH } from './case-actions.js';
+import { CASE_STATUSES, findCase, listCases, toCase } from './cases.js';
+import { MAX_ID_LENGTH, MAX_MATCHES_PER_CALL, MAX_TARGET_IDS, reportMatches } from './matches.js';
 
-// The contract's rule for data source keys (§2); it also keeps U+0000 and the like away from the database.
-const SourceKey = Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' });
+const SourceKey = Type.String({ pattern: SOURCE_KEY_PATTERN.source });
 const AlertSchema = Type.Object({
   id: Type.Integer(),
   sourceKey: Type.String(),
@@ -39,22 +38,14 @@ const CaseSchema = Type.Object({
 });
 const AlertParams = Type.Object({ sourceKey: SourceKey, alertId: PositiveId });
 const CaseParams = Type.Object({ sourceKey: SourceKey, alertId: PositiveId, caseId: PositiveId });
-const IdList = Type.Array(Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH }), { maxItems: 10_000 });
-
-interface AlertPath {
-  sourceKey: string;
-  alertId: number;
-}
-interface CasePath extends AlertPath {
-  caseId: number;
-}
+const IdList = Type.Array(Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH }), { maxItems: MAX_TARGET_IDS });
 
 export interface AlertRoutesOptions {
   db: Database;
   publicBaseUrl: string;
 }
 
-export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: AlertRoutesOptions): Promise<void> {
+export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async (app, { db, publicBaseUrl }) => {
   // Data sources
   app.post(
     '/api/admin/sources',
@@ -63,11 +54,11 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
       schema: {
         tags: ['data sources'],
         summary: 'Register a data source (ext)',
-        body: Type.Object({ key: Type.String(), name: Type.String({ minLength: 1, maxLength: 200 }) }),
+        body: Type.Object({ key: Type.String(), name: Type.String({ minLength: 1, maxLength: MAX_SOURCE_NAME_LENGTH }) }),
         response: { 201: Type.Object({ key: Type.String(), name: Type.String() }), ...errorResponses(400, 401, 403, 409) },
       },
     },
-    async (request, reply) => reply.status(201).send(await createDataSource(db, request.body as { key: string; name: string })),
+    async (request, reply) => reply.status(201).send(await createDataSource(db, request.body)),
   );
 
   app.get(
@@ -96,16 +87,15 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
         summary: 'Create an alert',
         params: Type.Object({ sourceKey: SourceKey }),
         body: Type.Object({
-          title: Type.String({ minLength: 1, maxLength: 200 }),
-          description: Type.Optional(Type.String({ maxLength: 4000 })),
+          title: Type.String({ minLength: 1, maxLength: MAX_TITLE }),
+          description: Type.Optional(Type.String({ maxLength: MAX_DESCRIPTION })),
           enabled: Type.Optional(Type.Boolean()),
         }),
         response: { 201: AlertSchema, ...errorResponses(400, 401, 403) },
       },
     },
     async (request, reply) => {
-      const { sourceKey } = request.params as { sourceKey: string };
-      return reply.status(201).send(await createAlert(db, sourceKey, request.body as { title: string }));
+      return reply.status(201).send(await createAlert(db, request.params.sourceKey, request.body));
     },
   );
 
@@ -118,16 +108,16 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
         summary: 'Change an alert (later payloads use the new title and description; earlier ones keep theirs)',
         params: AlertParams,
         body: Type.Object({
-          title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-          description: Type.Optional(Type.String({ maxLength: 4000 })),
+          title: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_TITLE })),
+          description: Type.Optional(Type.String({ maxLength: MAX_DESCRIPTION })),
           enabled: Type.Optional(Type.Boolean()),
         }),
         response: { 200: AlertSchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
-      const { sourceKey, alertId } = request.params as AlertPath;
-      return updateAlert(db, sourceKey, alertId, request.body as object);
+      const { sourceKey, alertId } = request.params;
+      return updateAlert(db, sourceKey, alertId, request.body);
     },
   );
 
@@ -144,7 +134,7 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
     },
     async (request) => {
       requireUser(request);
-      return { items: await listAlerts(db, (request.params as { sourceKey: string }).sourceKey) };
+      return { items: await listAlerts(db, request.params.sourceKey) };
     },
   );
 
@@ -153,7 +143,7 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
     { config: { access: 'user' }, schema: { tags: ['alerts'], summary: 'One alert', params: AlertParams, response: { 200: AlertSchema, ...errorResponses(400, 401, 404) } } },
     async (request) => {
       requireUser(request);
-      const { sourceKey, alertId } = request.params as AlertPath;
+      const { sourceKey, alertId } = request.params;
       return toAlert(await findAlert(db, sourceKey, alertId));
     },
   );
@@ -170,9 +160,9 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
       },
     },
     async (request, reply) => {
-      const { sourceKey, alertId } = request.params as AlertPath;
+      const { sourceKey, alertId } = request.params;
       await deleteAlert(db, sourceKey, alertId);
-      return reply.status(204).send();
+      return noContent(reply);
     },
   );
 
@@ -186,7 +176,7 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
         summary: 'Report matches of an alert (ext): creates or updates cases, in one transaction, answering one entry per match',
         params: AlertParams,
         body: Type.Object({
-          matches: Type.Array(Type.Object({ nodes: Type.Optional(IdList), edges: Type.Optional(IdList) }), { maxItems: 1000 }),
+          matches: Type.Array(Type.Object({ nodes: Type.Optional(IdList), edges: Type.Optional(IdList) }), { maxItems: MAX_MATCHES_PER_CALL }),
         }),
         response: {
           200: Type.Object({ cases: Type.Array(Type.Object({ id: Type.Integer(), created: Type.Boolean() })) }),
@@ -195,9 +185,8 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
       },
     },
     async (request) => {
-      const { sourceKey, alertId } = request.params as AlertPath;
-      const { matches } = request.body as { matches: Match[] };
-      return { cases: await reportMatches(db, publicBaseUrl, sourceKey, alertId, matches) };
+      const { sourceKey, alertId } = request.params;
+      return { cases: await reportMatches(db, publicBaseUrl, sourceKey, alertId, request.body.matches) };
     },
   );
 
@@ -222,10 +211,9 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
     },
     async (request) => {
       requireUser(request);
-      const { sourceKey, alertId } = request.params as AlertPath;
-      const query = request.query as { offset: number; limit: number; status?: CaseStatus };
+      const { sourceKey, alertId } = request.params;
       await findAlert(db, sourceKey, alertId);
-      const { counts, rows } = await listCases(db, alertId, query);
+      const { counts, rows } = await listCases(db, alertId, { ...pageOf(request.query), status: request.query.status });
       return { counts, cases: rows.map((row) => toCase(row, publicBaseUrl)) };
     },
   );
@@ -235,7 +223,7 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
     { config: { access: 'user' }, schema: { tags: ['cases'], summary: 'One case', params: CaseParams, response: { 200: CaseSchema, ...errorResponses(400, 401, 404) } } },
     async (request) => {
       requireUser(request);
-      const { sourceKey, alertId, caseId } = request.params as CasePath;
+      const { sourceKey, alertId, caseId } = request.params;
       await findAlert(db, sourceKey, alertId);
       return toCase(await findCase(db, alertId, caseId), publicBaseUrl);
     },
@@ -249,14 +237,14 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
         tags: ['cases'],
         summary: 'Act on a case: confirm, dismiss, unconfirm, in-progress (each emits caseStatusChange) or comment',
         params: CaseParams,
-        body: Type.Object({ action: Type.Enum([...CASE_ACTIONS]), comment: Type.Optional(Type.String({ maxLength: 4000 })) }),
+        body: Type.Object({ action: Type.Enum([...CASE_ACTIONS]), comment: Type.Optional(Type.String({ maxLength: MAX_COMMENT_LENGTH })) }),
         response: { 204: Type.Null(), ...errorResponses(400, 401, 404, 409) },
       },
     },
     async (request, reply) => {
       const actor = requireUser(request);
-      await applyCaseAction(db, publicBaseUrl, request.params as CasePath, actor, request.body as { action: CaseAction; comment?: string });
-      return reply.status(204).send();
+      await applyCaseAction(db, publicBaseUrl, request.params, actor, request.body);
+      return noContent(reply);
     },
   );
 
@@ -289,10 +277,10 @@ export async function alertRoutes(app: FastifyInstance, { db, publicBaseUrl }: A
     },
     async (request) => {
       requireUser(request);
-      const { sourceKey, alertId, caseId } = request.params as CasePath;
+      const { sourceKey, alertId, caseId } = request.params;
       await findAlert(db, sourceKey, alertId);
       await findCase(db, alertId, caseId);
       return { items: await listCaseActions(db, caseId) };
     },
   );
-}
+};

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import { invalidParameter, notFound } from '../errors.js';
-import { requireDataSources } from './sources.js';
+import { requireDataSources } from '../sources/sources.js';
 
 export interface Alert {
   id: number;
@@ -34,8 +34,8 @@ export function toAlert(row: AlertRow): Alert {
   };
 }
 
-const MAX_TITLE = 200;
-const MAX_DESCRIPTION = 4000;
+export const MAX_TITLE = 200;
+export const MAX_DESCRIPTION = 4000;
 
 function checkTitle(title: string): string {
   const trimmed = title.trim();

@@ -1,9 +1,10 @@
 import type { ApplicationRef, Principal } from '../auth/principal.js';
 import type { Database, Queryable } from '../db/database.js';
 import { AppError, invalidParameter } from '../errors.js';
-import { recordEvents } from '../webhooks/fan-out.js';
-import { caseUrl, renderCaseStatusChange } from '../webhooks/payloads.js';
+import { enqueueEvents } from '../outbox/enqueue.js';
+import { renderCaseStatusChange } from '../outbox/events.js';
 import { findAlert } from './alerts.js';
+import { caseUrl } from './case-url.js';
 import type { CaseStatus } from './cases.js';
 
 /** Each action and the status it sets; `comment` records a comment only. */
@@ -14,8 +15,9 @@ export const STATUS_OF_ACTION = {
   'in-progress': 'in-progress',
 } as const satisfies Record<string, CaseStatus>;
 
-export const CASE_ACTIONS = [...Object.keys(STATUS_OF_ACTION), 'comment'] as const;
-export type CaseAction = keyof typeof STATUS_OF_ACTION | 'comment';
+// Object.keys types its answer string[]: the cast keeps each action's name in the type (and the route schema's).
+export const CASE_ACTIONS = [...(Object.keys(STATUS_OF_ACTION) as (keyof typeof STATUS_OF_ACTION)[]), 'comment'] as const;
+export type CaseAction = (typeof CASE_ACTIONS)[number];
 
 export const MAX_COMMENT_LENGTH = 4000;
 
@@ -80,7 +82,7 @@ export async function applyCaseAction(
       { id: actor.userId, username: actor.username, email: actor.email },
       input.comment,
     );
-    await recordEvents(tx, [{ eventType: 'caseStatusChange', sourceKey: target.sourceKey, payload }]);
+    await enqueueEvents(tx, [{ eventType: 'caseStatusChange', sourceKey: target.sourceKey, payload }]);
   });
 }
 

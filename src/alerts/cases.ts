@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import { notFound } from '../errors.js';
-import { caseUrl } from '../webhooks/payloads.js';
+import { caseUrl } from './case-url.js';
 
 export const CASE_STATUSES = ['unconfirmed', 'confirmed', 'dismissed', 'in-progress'] as const;
 export type CaseStatus = (typeof CASE_STATUSES)[number];

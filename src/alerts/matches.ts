@@ -2,9 +2,10 @@ import { AdvisoryLockNamespace } from '../db/advisory-locks.js';
 import type { Database } from '../db/database.js';
 import { invalidParameter } from '../errors.js';
 import { MAX_DELIVERIES_PER_CALL } from '../limits.js';
-import { countSubscribedWebhooks, recordEvents, webhooksEnabled, type DomainEvent } from '../webhooks/fan-out.js';
-import { caseUrl, renderNewCase, renderNewMatch } from '../webhooks/payloads.js';
+import { countSubscribedWebhooks, enqueueEvents, webhooksEnabled, type DomainEvent } from '../outbox/enqueue.js';
+import { renderNewCase, renderNewMatch } from '../outbox/events.js';
 import { findAlert } from './alerts.js';
+import { caseUrl } from './case-url.js';
 import { hashTarget, targetOf, type Match, type Target } from './target.js';
 
 export const MAX_MATCHES_PER_CALL = 1000;
@@ -126,7 +127,7 @@ export async function reportMatches(
         payload: created ? renderNewCase(sourceKey, alert, snapshot) : renderNewMatch(sourceKey, alert, { ...snapshot, updatedAt: row.updated_at }),
       });
     });
-    await recordEvents(tx, events);
+    await enqueueEvents(tx, events);
     return results;
   });
 }

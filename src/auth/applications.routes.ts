@@ -1,8 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Database } from '../db/database.js';
-import { errorResponses, GroupSchema, MAX_INT4, PositiveId, Timestamp } from '../http/schemas.js';
-import { createApplication, deleteApplication, listApplications } from './applications.js';
+import { noContent } from '../http/no-content.js';
+import { errorResponses, PositiveId, Timestamp } from '../http/schemas.js';
+import { createApplication, deleteApplication, listApplications, MAX_APPLICATION_NAME_LENGTH } from './applications.js';
+import { GroupIds, GroupSchema } from './schemas.js';
 
 const ApplicationSchema = Type.Object({
   id: Type.Integer(),
@@ -15,7 +17,7 @@ const ApplicationSchema = Type.Object({
   updatedAt: Timestamp,
 });
 
-export async function applicationRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
+export const applicationRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   app.post(
     '/api/admin/applications',
     {
@@ -24,14 +26,14 @@ export async function applicationRoutes(app: FastifyInstance, { db }: { db: Data
         tags: ['applications'],
         summary: 'Create an API key; the key is in this answer only',
         body: Type.Object({
-          name: Type.String({ minLength: 1, maxLength: 200 }),
-          groups: Type.Array(Type.Integer({ minimum: 1, maximum: MAX_INT4 }), { minItems: 1, maxItems: 10 }),
+          name: Type.String({ minLength: 1, maxLength: MAX_APPLICATION_NAME_LENGTH }),
+          groups: GroupIds,
           enabled: Type.Optional(Type.Boolean()),
         }),
         response: { 201: ApplicationSchema, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request, reply) => reply.status(201).send(await createApplication(db, request.body as Parameters<typeof createApplication>[1])),
+    async (request, reply) => reply.status(201).send(await createApplication(db, request.body)),
   );
 
   app.get(
@@ -55,12 +57,12 @@ export async function applicationRoutes(app: FastifyInstance, { db }: { db: Data
         tags: ['applications'],
         summary: 'Delete an API key',
         params: Type.Object({ id: PositiveId }),
-        response: { 204: Type.Null(), ...errorResponses(401, 403, 404) },
+        response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {
-      await deleteApplication(db, (request.params as { id: number }).id);
-      return reply.status(204).send();
+      await deleteApplication(db, request.params.id);
+      return noContent(reply);
     },
   );
-}
+};

@@ -30,6 +30,8 @@ const SELECT_APPLICATION = `
          COALESCE((SELECT array_agg(g.group_id ORDER BY g.group_id) FROM application_groups g WHERE g.application_id = a.id), '{}') AS group_ids
   FROM applications a`;
 
+export const MAX_APPLICATION_NAME_LENGTH = 200;
+
 function toApplication(row: ApplicationRow): Application {
   return {
     id: row.id,
@@ -44,7 +46,7 @@ function toApplication(row: ApplicationRow): Application {
 
 export async function createApplication(db: Database, input: { name: string; groups: number[]; enabled?: boolean | undefined }): Promise<Application> {
   const name = input.name.trim();
-  if (!name || name.length > 200) throw invalidParameter('name must be 1 to 200 characters');
+  if (!name || name.length > MAX_APPLICATION_NAME_LENGTH) throw invalidParameter(`name must be 1 to ${MAX_APPLICATION_NAME_LENGTH} characters`);
   const groupIds = checkGroups(input.groups);
   const apiKey = randomToken();
   const id = await db.transaction(async (tx) => {

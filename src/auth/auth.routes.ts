@@ -1,28 +1,40 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { ProcessConfig } from '../config/env.js';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
-import { errorResponses, UserSchema } from '../http/schemas.js';
+import { noContent } from '../http/no-content.js';
+import { errorResponses } from '../http/schemas.js';
 import { requireUser } from './authenticate.js';
 import { groupsOf } from './groups.js';
 import { addressKey, LoginThrottle } from './login-throttle.js';
 import { decoyPasswordHash, verifyPassword } from './passwords.js';
+import { UserSchema } from './schemas.js';
 import { createSession, deleteSession, SESSION_COOKIE } from './sessions.js';
 import { findUserById, findUserByLogin } from './users.repo.js';
-import { toUser } from './users.service.js';
+import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, MAX_USERNAME_LENGTH, toUser } from './users.service.js';
+
+/** Sign-in takes a username or an email: the longer of the two. */
+const MAX_LOGIN_LENGTH = Math.max(MAX_USERNAME_LENGTH, MAX_EMAIL_LENGTH);
 
 const MeSchema = Type.Object({
   ...UserSchema.properties,
   application: Type.Optional(Type.Object({ id: Type.Integer(), name: Type.String() })),
 });
 
-export interface AuthRoutesOptions {
-  db: Database;
-  config: Pick<ProcessConfig, 'sessionTtlMs' | 'trustProxy' | 'loginFailuresPerAddress'>;
+/** What sign-in needs of the process configuration (config/env.ts), stated here so auth does not import config. */
+export interface SignInConfig {
+  readonly sessionTtlMs: number;
+  /** Fastify's `trustProxy`: `true`, or a hop count (a function), trusts forwarded headers from any peer. */
+  readonly trustProxy: boolean | readonly string[] | ((address: string, hop: number) => boolean);
+  readonly loginFailuresPerAddress: number;
 }
 
-export async function authRoutes(app: FastifyInstance, { db, config }: AuthRoutesOptions): Promise<void> {
+export interface AuthRoutesOptions {
+  db: Database;
+  config: SignInConfig;
+}
+
+export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, { db, config }) => {
   const { sessionTtlMs } = config;
   const throttle = new LoginThrottle({ addressMaxFailures: config.loginFailuresPerAddress });
   if (config.trustProxy === true || typeof config.trustProxy === 'function') {
@@ -39,12 +51,12 @@ export async function authRoutes(app: FastifyInstance, { db, config }: AuthRoute
       schema: {
         tags: ['auth'],
         summary: 'Sign in with a username or email and a password; answers the user and sets the session cookie',
-        body: Type.Object({ usernameOrEmail: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ maxLength: 1024 }) }),
+        body: Type.Object({ usernameOrEmail: Type.String({ minLength: 1, maxLength: MAX_LOGIN_LENGTH }), password: Type.String({ maxLength: MAX_PASSWORD_LENGTH }) }),
         response: { 200: UserSchema, ...errorResponses(400, 401, 429) },
       },
     },
     async (request, reply) => {
-      const { usernameOrEmail, password } = request.body as { usernameOrEmail: string; password: string };
+      const { usernameOrEmail, password } = request.body;
       // Counted before the password check, and synchronously: see the policy in login-throttle.ts.
       const byAddress = throttle.admitAddress(addressKey(request.ip));
       if (!byAddress.allowed) {
@@ -114,7 +126,7 @@ export async function authRoutes(app: FastifyInstance, { db, config }: AuthRoute
       const token = request.cookies[SESSION_COOKIE];
       if (token) await deleteSession(db, token);
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
-      return reply.status(204).send();
+      return noContent(reply);
     },
   );
-}
+};

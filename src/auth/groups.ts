@@ -2,6 +2,9 @@
 export const ADMIN_GROUP_ID = 1;
 export const ANALYST_GROUP_ID = 2;
 
+/** Groups one user or API key may be given in one call. */
+export const MAX_GROUPS_PER_MEMBER = 10;
+
 export const BUILTIN_GROUPS: Readonly<Record<number, string>> = Object.freeze({ [ADMIN_GROUP_ID]: 'Admin', [ANALYST_GROUP_ID]: 'Analyst' });
 
 export interface Group {

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js';
+import { ADMIN_GROUP_ID } from './groups.js';
 
 export interface UserRow {
   id: number;
@@ -81,8 +82,8 @@ export async function deleteUser(db: Queryable, id: number): Promise<boolean> {
 
 export async function countAdminsOtherThan(db: Queryable, userId: number): Promise<number> {
   const { rows } = await db.query<{ count: number }>(
-    'SELECT count(*) AS count FROM user_groups WHERE group_id = 1 AND user_id <> $1',
-    [userId],
+    'SELECT count(*) AS count FROM user_groups WHERE group_id = $2 AND user_id <> $1',
+    [userId, ADMIN_GROUP_ID],
   );
   return rows[0]?.count ?? 0;
 }

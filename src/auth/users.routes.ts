@@ -1,12 +1,13 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Database } from '../db/database.js';
-import { errorResponses, MAX_INT4, PositiveId, UserSchema } from '../http/schemas.js';
+import { noContent } from '../http/no-content.js';
+import { errorResponses, PositiveId } from '../http/schemas.js';
+import { GroupIds, UserSchema } from './schemas.js';
 import * as users from './users.service.js';
+import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, MAX_USERNAME_LENGTH, MIN_EMAIL_LENGTH } from './users.service.js';
 
-const GroupIds = Type.Array(Type.Integer({ minimum: 1, maximum: MAX_INT4 }), { minItems: 1, maxItems: 10 });
-
-export async function userRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
+export const userRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   app.post(
     '/api/admin/users',
     {
@@ -15,15 +16,15 @@ export async function userRoutes(app: FastifyInstance, { db }: { db: Database })
         tags: ['users'],
         summary: 'Create a user (default group: Analyst)',
         body: Type.Object({
-          username: Type.String({ minLength: 1, maxLength: 100 }),
-          email: Type.String({ minLength: 3, maxLength: 254 }),
-          password: Type.String({ maxLength: 1024 }),
+          username: Type.String({ minLength: 1, maxLength: MAX_USERNAME_LENGTH }),
+          email: Type.String({ minLength: MIN_EMAIL_LENGTH, maxLength: MAX_EMAIL_LENGTH }),
+          password: Type.String({ maxLength: MAX_PASSWORD_LENGTH }),
           groups: Type.Optional(GroupIds),
         }),
         response: { 201: UserSchema, ...errorResponses(400, 401, 403, 409) },
       },
     },
-    async (request, reply) => reply.status(201).send(await users.createUser(db, request.body as users.NewUser)),
+    async (request, reply) => reply.status(201).send(await users.createUser(db, request.body)),
   );
 
   app.get(
@@ -41,15 +42,15 @@ export async function userRoutes(app: FastifyInstance, { db }: { db: Database })
         summary: 'Change a user',
         params: Type.Object({ id: PositiveId }),
         body: Type.Object({
-          username: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-          email: Type.Optional(Type.String({ minLength: 3, maxLength: 254 })),
-          password: Type.Optional(Type.String({ maxLength: 1024 })),
+          username: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_USERNAME_LENGTH })),
+          email: Type.Optional(Type.String({ minLength: MIN_EMAIL_LENGTH, maxLength: MAX_EMAIL_LENGTH })),
+          password: Type.Optional(Type.String({ maxLength: MAX_PASSWORD_LENGTH })),
           groups: Type.Optional(GroupIds),
         }),
         response: { 200: UserSchema, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => users.updateUser(db, (request.params as { id: number }).id, request.body as users.UserChanges),
+    async (request) => users.updateUser(db, request.params.id, request.body),
   );
 
   app.delete(
@@ -64,8 +65,8 @@ export async function userRoutes(app: FastifyInstance, { db }: { db: Database })
       },
     },
     async (request, reply) => {
-      await users.deleteUser(db, (request.params as { id: number }).id);
-      return reply.status(204).send();
+      await users.deleteUser(db, request.params.id);
+      return noContent(reply);
     },
   );
-}
+};

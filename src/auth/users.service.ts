@@ -27,8 +27,15 @@ export function toUser(row: repo.UserRow): User {
 }
 
 export const MIN_PASSWORD_LENGTH = 8;
+/** Checked by the route schemas (sign-in, create, change), so an arbitrarily long password never reaches the hashing. */
+export const MAX_PASSWORD_LENGTH = 1024;
+export const MAX_USERNAME_LENGTH = 100;
+/** `a@b`: the shortest text the EMAIL rule takes. */
+export const MIN_EMAIL_LENGTH = 3;
+/** The longest address SMTP carries (RFC 5321's 256-octet path, less its angle brackets). */
+export const MAX_EMAIL_LENGTH = 254;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
-const USERNAME = /^[^\s@][^\s]{0,99}$/;
+const USERNAME = new RegExp(`^[^\\s@][^\\s]{0,${MAX_USERNAME_LENGTH - 1}}$`);
 
 export function checkPassword(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH) throw invalidParameter(`password must be at least ${MIN_PASSWORD_LENGTH} characters long`);
@@ -36,12 +43,12 @@ export function checkPassword(password: string): void {
 
 function checkUsername(username: string): void {
   if (!USERNAME.test(username)) {
-    throw invalidParameter('username must be 1 to 100 characters, without spaces, and must not start with @');
+    throw invalidParameter(`username must be 1 to ${MAX_USERNAME_LENGTH} characters, without spaces, and must not start with @`);
   }
 }
 
 function checkEmail(email: string): void {
-  if (email.length > 254 || !EMAIL.test(email)) throw invalidParameter(`email "${email}" is not an email address (name@domain)`);
+  if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) throw invalidParameter(`email "${email}" is not an email address (name@domain)`);
 }
 
 export function checkGroups(groups: number[], field = 'groups'): number[] {

@@ -1,5 +1,9 @@
+import type { KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { DEFAULT_POOL_SIZE, isPostgresUrl } from '../db/database.js';
+import { parseReceiverPolicy, ReceiverPolicyError, type ReceiverPolicy } from '../network/receiver-policy.js';
+import { decodeSecretsKey, SecretsKeyError } from '../secrets/keyring.js';
 
 export const ROLES = ['all', 'api', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -7,6 +11,8 @@ export type Role = (typeof ROLES)[number];
 /** Process settings, read from the environment once at start and frozen (contract §6). */
 export interface ProcessConfig {
   readonly databaseUrl: string | undefined;
+  /** PostgreSQL connections this process keeps (the LISTEN and health connections are besides these). */
+  readonly databasePoolSize: number;
   readonly dataDir: string;
   readonly port: number;
   readonly host: string;
@@ -29,6 +35,16 @@ export interface ProcessConfig {
   readonly trustProxy: TrustProxy;
   /** Failed sign-ins one client address may make per 15 minutes before it is answered 429 (see login-throttle.ts). */
   readonly loginFailuresPerAddress: number;
+  /** Which receiver addresses deliveries may reach: RECEIVER_POLICY, RECEIVER_DENY, RECEIVER_ALLOW. */
+  readonly receiverPolicy: ReceiverPolicy;
+  /**
+   * SECRETS_KEY, SECRETS_KEY_FILE (an absolute path) and SECRETS_KEY_PREVIOUS: the keys webhook secrets are sealed
+   * with, checked for form here (base64 of 32 bytes) and held as KeyObjects, which print no key material. Which
+   * key a process uses, and the embedded database's key file, are decided at start by loadKeyring.
+   */
+  readonly secretsKey: KeyObject | undefined;
+  readonly secretsKeyFile: string | undefined;
+  readonly secretsKeyPrevious: KeyObject | undefined;
 }
 
 export type TrustProxy = boolean | string[] | TrustHops;
@@ -42,7 +58,7 @@ export class ConfigError extends Error {
 export function readProcessConfig(env: NodeJS.ProcessEnv = process.env): ProcessConfig {
   const port = intFrom(env, 'PORT', 3000, 0, 65535);
   const databaseUrl = env.DATABASE_URL?.trim() || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+  if (databaseUrl && !isPostgresUrl(databaseUrl)) {
     throw new ConfigError(`DATABASE_URL must be a postgres:// URL (or unset for the embedded database), got "${redactUrl(databaseUrl)}"`);
   }
   const publicBaseUrl = (env.PUBLIC_BASE_URL?.trim() || `http://localhost:${port}`).replace(/\/+$/, '');
@@ -53,6 +69,7 @@ export function readProcessConfig(env: NodeJS.ProcessEnv = process.env): Process
   if (!ROLES.includes(role)) throw new ConfigError(`ROLE must be one of ${ROLES.join(', ')}, got "${env.ROLE}"`);
   return Object.freeze({
     databaseUrl,
+    databasePoolSize: intFrom(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
     dataDir: path.resolve(env.DATA_DIR?.trim() || './data'),
     port,
     host: env.HOST?.trim() || '0.0.0.0',
@@ -68,7 +85,35 @@ export function readProcessConfig(env: NodeJS.ProcessEnv = process.env): Process
     deliveryLeaseMs: env.DELIVERY_LEASE_MS?.trim() ? intFrom(env, 'DELIVERY_LEASE_MS', 0, 1000, 3_600_000) : undefined,
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
     loginFailuresPerAddress: intFrom(env, 'LOGIN_FAILURES_PER_ADDRESS', 50, 1, 100_000),
+    receiverPolicy: receiverPolicyFrom(env),
+    ...secretsKeysFrom(env),
   });
+}
+
+function receiverPolicyFrom(env: NodeJS.ProcessEnv): ReceiverPolicy {
+  try {
+    return parseReceiverPolicy({ RECEIVER_POLICY: env.RECEIVER_POLICY, RECEIVER_DENY: env.RECEIVER_DENY, RECEIVER_ALLOW: env.RECEIVER_ALLOW });
+  } catch (err) {
+    if (err instanceof ReceiverPolicyError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+function secretsKeysFrom(env: NodeJS.ProcessEnv): Pick<ProcessConfig, 'secretsKey' | 'secretsKeyFile' | 'secretsKeyPrevious'> {
+  const key = env.SECRETS_KEY?.trim() || undefined;
+  const file = env.SECRETS_KEY_FILE?.trim() || undefined;
+  const previous = env.SECRETS_KEY_PREVIOUS?.trim() || undefined;
+  if (key !== undefined && file !== undefined) throw new ConfigError('SECRETS_KEY and SECRETS_KEY_FILE are both set: give the key one way');
+  try {
+    return {
+      secretsKey: key === undefined ? undefined : decodeSecretsKey(key, 'SECRETS_KEY'),
+      secretsKeyFile: file === undefined ? undefined : path.resolve(file),
+      secretsKeyPrevious: previous === undefined ? undefined : decodeSecretsKey(previous, 'SECRETS_KEY_PREVIOUS'),
+    };
+  } catch (err) {
+    if (err instanceof SecretsKeyError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

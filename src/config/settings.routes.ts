@@ -1,8 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAdmin } from '../auth/authenticate.js';
 import { isAdmin } from '../auth/principal.js';
 import { invalidParameter } from '../errors.js';
+import { noContent } from '../http/no-content.js';
 import { errorResponses } from '../http/schemas.js';
 import type { SettingsStore } from './settings-store.js';
 import { applyWebhookSettingsPatch, validateWebhookOption, type WebhookSettings } from './webhook-settings.js';
@@ -22,7 +23,7 @@ export interface SettingsRoutesOptions {
   publicBaseUrl: string;
 }
 
-export async function settingsRoutes(app: FastifyInstance, { settings, publicBaseUrl }: SettingsRoutesOptions): Promise<void> {
+export const settingsRoutes: FastifyPluginAsyncTypebox<SettingsRoutesOptions> = async (app, { settings, publicBaseUrl }) => {
   app.get(
     '/api/config',
     {
@@ -50,7 +51,7 @@ export async function settingsRoutes(app: FastifyInstance, { settings, publicBas
     },
     async (request, reply) => {
       requireAdmin(request);
-      const { path, configuration } = request.body as { path: string; configuration: unknown };
+      const { path, configuration } = request.body;
       let change: (current: WebhookSettings) => WebhookSettings;
       if (path === 'webhooks') {
         change = (current) => applyWebhookSettingsPatch(current, configuration);
@@ -62,7 +63,7 @@ export async function settingsRoutes(app: FastifyInstance, { settings, publicBas
         throw invalidParameter(`path "${path}" is not a settings section this service has: use "webhooks" or "webhooks.<option>"`);
       }
       await settings.update(change);
-      return reply.status(204).send();
+      return noContent(reply);
     },
   );
-}
+};

@@ -42,11 +42,20 @@ export interface Database extends Queryable {
 const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
 const MAX_TRANSACTION_ATTEMPTS = 3;
 
+/** The URLs `createDatabase` opens as PostgreSQL; anything else is refused (unset means the embedded database). */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//.test(url);
+}
+
+/** Connections a PostgreSQL database keeps open, unless `poolSize` says otherwise. */
+export const DEFAULT_POOL_SIZE = 10;
+
 export interface DatabaseOptions {
   /** A `postgres://` URL; unset means the embedded database in `dataDir`. */
   databaseUrl?: string | undefined;
   dataDir: string;
-  poolSize?: number;
+  /** PostgreSQL: connections in the pool (DATABASE_POOL_SIZE); default DEFAULT_POOL_SIZE. */
+  poolSize?: number | undefined;
   /** Where lost connections and failed clean-ups are told (at warn; nothing else). Default: nowhere. */
   logger?: Logger | undefined;
 }
@@ -54,10 +63,10 @@ export interface DatabaseOptions {
 export async function createDatabase(options: DatabaseOptions): Promise<Database> {
   const log = options.logger ?? createLogger('silent');
   if (options.databaseUrl) {
-    if (!/^postgres(ql)?:\/\//.test(options.databaseUrl)) {
+    if (!isPostgresUrl(options.databaseUrl)) {
       throw new Error('DATABASE_URL must be a postgres:// URL (or unset for the embedded database)');
     }
-    const pool = new PostgresPool(options.databaseUrl, options.poolSize ?? 10, log);
+    const pool = new PostgresPool(options.databaseUrl, options.poolSize ?? DEFAULT_POOL_SIZE, log);
     return sessionDatabase(
       'postgres',
       pool,

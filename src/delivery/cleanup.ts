@@ -1,10 +1,9 @@
 import type { WebhookSettings } from '../config/webhook-settings.js';
 import { AdvisoryLock } from '../db/advisory-locks.js';
 import type { Database, Queryable } from '../db/database.js';
-import { deleteUnreferencedEvents } from '../webhooks/deliveries.js';
+import { purgeFinishedDeliveries } from '../outbox/purge.js';
 
 const CLEANUP_LOCK_KEY = AdvisoryLock.cleanup;
-export const CLEANUP_BATCH = 5_000;
 
 export interface CleanupResult {
   /** False when another process held the lock, so this one did nothing. */
@@ -23,8 +22,8 @@ export interface CleanupResult {
 export async function cleanupDeliveries(db: Database, settings: Pick<WebhookSettings, 'deliveryRetentionDelayMs' | 'failedDeliveryRetentionDelayMs'>): Promise<CleanupResult> {
   const run = async (conn: Queryable): Promise<CleanupResult> => ({
     ran: true,
-    sent: await deleteFinished(conn, 'sent', settings.deliveryRetentionDelayMs),
-    failed: await deleteFinished(conn, 'failed', settings.failedDeliveryRetentionDelayMs),
+    sent: await purgeFinishedDeliveries(conn, 'sent', settings.deliveryRetentionDelayMs),
+    failed: await purgeFinishedDeliveries(conn, 'failed', settings.failedDeliveryRetentionDelayMs),
   });
   if (db.kind === 'pglite') return run(db);
   return db.withConnection(async (conn) => {
@@ -36,25 +35,4 @@ export async function cleanupDeliveries(db: Database, settings: Pick<WebhookSett
       await conn.query('SELECT pg_advisory_unlock($1)', [CLEANUP_LOCK_KEY]);
     }
   });
-}
-
-async function deleteFinished(db: Queryable, status: 'sent' | 'failed', retentionMs: number): Promise<number> {
-  let deleted = 0;
-  for (;;) {
-    const { rows } = await db.query<{ event_id: number }>(
-      // No row locks first: one process at a time cleans up, and a redeliver racing a batch is re-checked by the
-    // DELETE itself (a row no longer sent or failed is left alone).
-    `WITH doomed AS (
-         SELECT id FROM webhook_deliveries
-         WHERE status = $1 AND finished_at < now() - $2 * interval '1 millisecond'
-         LIMIT $3
-       )
-       DELETE FROM webhook_deliveries d USING doomed
-       WHERE d.id = doomed.id AND d.status = $1 RETURNING d.event_id`,
-      [status, retentionMs, CLEANUP_BATCH],
-    );
-    await deleteUnreferencedEvents(db, rows.map((r) => r.event_id));
-    deleted += rows.length;
-    if (rows.length < CLEANUP_BATCH) return deleted;
-  }
 }

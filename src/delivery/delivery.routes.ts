@@ -1,13 +1,15 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { SettingsStore } from '../config/settings-store.js';
 import type { Database } from '../db/database.js';
 import { notFound } from '../errors.js';
 import { errorResponses } from '../http/schemas.js';
-import type { SettingsStore } from '../config/settings-store.js';
-import { findDelivery } from '../webhooks/deliveries.js';
-import { renderPing } from '../webhooks/payloads.js';
+import { redeliver } from '../outbox/claims.js';
+import { enqueuePing } from '../outbox/enqueue.js';
+import { renderPing } from '../outbox/events.js';
+import { findDelivery } from '../outbox/read-model.js';
+import { requireWebhooksEnabled } from '../webhooks/require-enabled.js';
+import { DeliveryParams, DeliverySchema, WebhookParams } from '../webhooks/schemas.js';
 import { findWebhookTarget } from '../webhooks/webhooks.js';
-import { DeliveryParams, DeliverySchema, requireWebhooksEnabled, WebhookParams } from '../webhooks/webhooks.routes.js';
-import { insertClaimedPing, redeliver } from './queue.js';
 import type { DeliveryWorker } from './worker.js';
 
 export interface DeliveryRoutesOptions {
@@ -17,7 +19,7 @@ export interface DeliveryRoutesOptions {
 }
 
 /** The operations that send: ping now, and redeliver (contract §4). */
-export async function deliveryRoutes(app: FastifyInstance, { db, settings, worker }: DeliveryRoutesOptions): Promise<void> {
+export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = async (app, { db, settings, worker }) => {
   app.addHook('preHandler', requireWebhooksEnabled(settings));
 
   app.post(
@@ -32,9 +34,9 @@ export async function deliveryRoutes(app: FastifyInstance, { db, settings, worke
       },
     },
     async (request) => {
-      const { webhookId } = request.params as { webhookId: number };
+      const { webhookId } = request.params;
       await findWebhookTarget(db, webhookId);
-      const ping = await insertClaimedPing(db, webhookId, renderPing(webhookId), worker.leaseMs);
+      const ping = await enqueuePing(db, webhookId, renderPing(webhookId), worker.leaseMs);
       await worker.attemptNow(ping);
       return findDelivery(db, webhookId, ping.id);
     },
@@ -52,10 +54,10 @@ export async function deliveryRoutes(app: FastifyInstance, { db, settings, worke
       },
     },
     async (request) => {
-      const { webhookId, deliveryId } = request.params as { webhookId: number; deliveryId: number };
+      const { webhookId, deliveryId } = request.params;
       await findWebhookTarget(db, webhookId);
       if (!(await redeliver(db, webhookId, deliveryId))) throw notFound('delivery', deliveryId);
       return findDelivery(db, webhookId, deliveryId);
     },
   );
-}
+};

@@ -2,6 +2,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { rootCertificates } from 'node:tls';
 import { Pool, type Dispatcher } from 'undici';
 import { VERSION } from '../version.js';
+import { MAX_RETRY_AFTER_MS } from './retry-policy.js';
 
 /** One HTTP attempt of a delivery. `headers` are added to Content-Type and User-Agent (normally the signature headers). */
 export interface DeliveryRequest {
@@ -46,7 +47,6 @@ const DEFAULT_MAX_RESPONSE_BYTES = 4096;
  * connection can be reused; a longer (or endless) body is cut off by closing the connection instead.
  */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
-const MAX_RETRY_AFTER_MS = 86_400_000;
 /** What setTimeout can wait. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
 /**

@@ -1,12 +1,11 @@
-import type { KeyObject } from 'node:crypto';
 import type { SettingsStore } from '../config/settings-store.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';
-import type { AttemptLogEntry } from '../webhooks/deliveries.js';
-import { analyzeQueueIfStale, claimDueDeliveries, findWebhookEndpoints, recordAttempts, releaseClaims, type AttemptRecord, type ClaimedDelivery } from './queue.js';
-import { decideAfterAttempt } from './retry-policy.js';
+import { analyzeQueueIfStale, claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type ClaimedDelivery } from '../outbox/claims.js';
+import { attemptDelivery } from './attempt.js';
+import { EndpointCache } from './endpoints.js';
+import { OutcomeWriter } from './outcome-writer.js';
 import type { DeliverySender } from './sender.js';
-import { createSigningKey, signPayload } from './signer.js';
 
 export interface WorkerOptions {
   /** Attempts in flight in this process (a webhook with none in flight may still start one: see #pump). */
@@ -43,17 +42,10 @@ const MIN_CLAIM = 16;
 // for its turn. A claim takes at most `perWebhookConcurrency` of one webhook, and only for webhooks with that much
 // room, so nothing claimed is ever given back.
 const PER_WEBHOOK_AHEAD = 2;
-const FLUSH_BATCH = 512;
-const FLUSH_DELAY_MS = 10;
 const LEASE_MARGIN_MS = 5_000;
 // A lane with attempts in flight and none finished or started for this long is stalled: its claims stop counting
 // against the process's claim capacity, so nine black holes (9 × 32 claims > 256) cannot stop claims for others.
 const STALLED_AFTER_MS = 1_000;
-
-interface Endpoint {
-  url: string;
-  key: KeyObject;
-}
 
 interface WebhookLane {
   running: number;
@@ -65,7 +57,21 @@ interface WebhookLane {
 /**
  * Sends due deliveries: claims them ahead in batches, attempts them with bounded concurrency (per process and per
  * webhook, webhooks taking turns), and writes the outcomes in batches. `drain()` runs until nothing is due; the
- * schedule calls it, and `stop()` ends it gracefully.
+ * schedule calls it, and `stop()` ends it gracefully. One attempt is `attemptDelivery` (attempt.ts); the outcomes
+ * are written by an OutcomeWriter (outcome-writer.ts); this class holds the claim loop and the lanes.
+ *
+ * Its states, and what moves it between them:
+ * - idle: no drain. A firing (`tick`) or `drain()` starts one: claiming. A drain whose claim fails (the database
+ *   away) waits for its attempts in flight and ends (`tick` logs it): idle, until the next firing.
+ * - claiming (a drain): claims due deliveries for the webhooks with room, up to the claim capacity, and starts them
+ *   in their lanes. A claim that finds nothing while nothing is held, with no outcome written meanwhile, ends the
+ *   drain once the attempts in flight finish and their outcomes are written: idle.
+ * - waiting for room: too little room for a claim (less than MIN_CLAIM), or the last claim found nothing due for
+ *   the webhooks with room: waits for an attempt to finish (or, after an empty claim, for a lane to gain room for a
+ *   claim or go away), or for a firing, which makes it claim again at once: claiming.
+ * - paused (`pause()`: the schedule is off, or webhooks disabled): claims nothing, gives back the claims not started;
+ *   attempts in flight finish and the drain ends: idle. `resume()` lets the next firing claim. Pings still go out.
+ * - stopping (`stop()`, for good): as paused, and waits for the drain and every outcome to be written.
  */
 export class DeliveryWorker {
   #claimed = 0; // claimed by this process and not finished: in flight or waiting for a slot
@@ -74,11 +80,8 @@ export class DeliveryWorker {
   #turnAfter = 0; // the last webhook served: the next claim starts after it, so webhooks take turns
   #laneEpoch = 0; // moves when a lane gains room for a claim or goes away
   #slotWaiters: (() => void)[] = [];
-  #records: AttemptRecord[] = [];
-  #flushTimer: NodeJS.Timeout | undefined;
-  #flushing: Promise<void> = Promise.resolve();
-  #written = 0; // outcomes written so far
-  #endpoints = new Map<number, Endpoint>();
+  readonly #outcomes: OutcomeWriter;
+  readonly #endpoints: EndpointCache;
   #draining: Promise<number> | undefined;
   #claimAgain = false; // a firing came while the drain waited: claim again now
   #paused = false; // the schedule is off: claim nothing until it is on again
@@ -90,7 +93,10 @@ export class DeliveryWorker {
     private readonly sender: DeliverySender,
     private readonly log: Logger,
     private readonly options: WorkerOptions = DEFAULT_WORKER_OPTIONS,
-  ) {}
+  ) {
+    this.#outcomes = new OutcomeWriter(db, log);
+    this.#endpoints = new EndpointCache(db);
+  }
 
   get #perWebhookLimit(): number {
     return this.options.perWebhookConcurrency * PER_WEBHOOK_AHEAD;
@@ -180,14 +186,14 @@ export class DeliveryWorker {
         continue;
       }
       const excluded = [...this.#lanes].filter(([, lane]) => this.#perWebhookLimit - lane.running - lane.waiting.length < perWebhook).map(([id]) => id);
-      const writtenBefore = this.#written;
-      const claimed = await claimDueDeliveries(this.db, room, this.leaseMs, excluded, perWebhook, this.#turnAfter);
+      const writtenBefore = this.#outcomes.written;
+      const claimed = await claimDueDeliveries(this.db, { limit: room, leaseMs: this.leaseMs, excludedWebhookIds: excluded, perWebhook, turnAfter: this.#turnAfter });
       if (claimed.length === 0) {
         if (this.#claimed === 0) {
           // Outcomes written since this claim looked may have made deliveries due again (a retry step of 0):
           // write any still waiting, and look once more if anything changed.
-          await this.#flush();
-          if (this.#written === writtenBefore) break;
+          await this.#outcomes.flush();
+          if (this.#outcomes.written === writtenBefore) break;
           continue;
         }
         // Nothing is due for the webhooks with room. Look again only once a lane has room for a claim (or is
@@ -197,7 +203,7 @@ export class DeliveryWorker {
         while (this.#laneEpoch === epoch && this.#claimed > 0 && this.#mayClaim && !this.#claimAgain) await this.#slotFreed();
         continue;
       }
-      await this.#loadEndpoints(claimed);
+      await this.#endpoints.load(claimed.map((d) => d.webhookId));
       if (!this.#mayClaim) {
         // stop() or pause() came while this claim was on its way: give it back rather than attempt it after.
         await releaseClaims(this.db, claimed).catch((err: unknown) => this.log.error({ err }, 'could not release claims; they go out after their lease'));
@@ -215,7 +221,7 @@ export class DeliveryWorker {
 
   /** One attempt at once, outside the schedule (ping): answers when its outcome is written. */
   async attemptNow(delivery: ClaimedDelivery): Promise<void> {
-    await this.#loadEndpoints([delivery]);
+    await this.#endpoints.load([delivery.webhookId]);
     const record = await this.#attempt(delivery);
     if (record) await recordAttempts(this.db, [record]);
   }
@@ -299,7 +305,7 @@ export class DeliveryWorker {
     lane.running++;
     this.#inFlight++;
     void this.#attempt(delivery).then((record) => {
-      if (record) this.#addRecord(record);
+      if (record) this.#outcomes.add(record);
       lane.progressAt = Date.now();
       lane.running--;
       this.#inFlight--;
@@ -319,72 +325,7 @@ export class DeliveryWorker {
   async #attempt(delivery: ClaimedDelivery): Promise<AttemptRecord | undefined> {
     const endpoint = this.#endpoints.get(delivery.webhookId);
     if (!endpoint) return undefined;
-    const settings = this.settings.webhooks;
-    const attemptedAt = Date.now();
-    // Encoded once: both signatures and the request use these bytes (a string is encoded by each).
-    const body = Buffer.from(delivery.payload, 'utf8');
-    const headers = signPayload(endpoint.key, delivery.id, Math.floor(attemptedAt / 1000), body);
-    const outcome = await this.sender.send({ url: endpoint.url, body, headers, timeoutMs: settings.requestTimeoutMs });
-    const decision = decideAfterAttempt(
-      { ok: outcome.ok, attempt: delivery.attempts, isPing: delivery.isPing, retryAfterMs: outcome.retryAfterMs },
-      settings.retryScheduleMs,
-      Date.now(),
-    );
-    const logEntry: AttemptLogEntry = { attemptedAt: new Date(attemptedAt).toISOString(), durationMs: outcome.durationMs };
-    if (outcome.responseStatus !== undefined) logEntry.responseStatus = outcome.responseStatus;
-    if (outcome.error !== undefined) logEntry.error = outcome.error;
-    if (outcome.responseBody !== undefined) logEntry.responseBody = outcome.responseBody;
-    // Guarded: the fields object would be built for every attempt, at info level too.
-    if (this.log.isLevelEnabled('debug')) {
-      this.log.debug(
-        { deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: delivery.attempts, outcome: decision.status, responseStatus: outcome.responseStatus, error: outcome.error, durationMs: outcome.durationMs },
-        'delivery attempt',
-      );
-    }
-    return {
-      id: delivery.id,
-      leaseToken: delivery.leaseToken,
-      status: decision.status,
-      nextAttemptAt: decision.status === 'pending' ? decision.nextAttemptAt : null,
-      attemptedAt,
-      responseStatus: outcome.responseStatus ?? null,
-      error: outcome.error ?? null,
-      logEntry,
-    };
-  }
-
-  /** Webhooks never change after creation, so their endpoint and signing key are kept once loaded. */
-  async #loadEndpoints(deliveries: readonly ClaimedDelivery[]): Promise<void> {
-    const missing = [...new Set(deliveries.map((d) => d.webhookId))].filter((id) => !this.#endpoints.has(id));
-    if (missing.length === 0) return;
-    for (const [id, endpoint] of await findWebhookEndpoints(this.db, missing)) {
-      this.#endpoints.set(id, { url: endpoint.url, key: createSigningKey(endpoint.secret) });
-    }
-  }
-
-  #addRecord(record: AttemptRecord): void {
-    this.#records.push(record);
-    if (this.#records.length >= FLUSH_BATCH) void this.#flush();
-    else this.#flushTimer ??= setTimeout(() => void this.#flush(), FLUSH_DELAY_MS);
-  }
-
-  /** Writes the waiting outcomes, one flush at a time. If the database is away they wait for the next flush. */
-  #flush(): Promise<void> {
-    clearTimeout(this.#flushTimer);
-    this.#flushTimer = undefined;
-    this.#flushing = this.#flushing.then(async () => {
-      const batch = this.#records.splice(0);
-      if (batch.length === 0) return;
-      try {
-        await recordAttempts(this.db, batch);
-        this.#written += batch.length;
-      } catch (err) {
-        this.log.error({ err, count: batch.length }, 'could not record delivery outcomes; retrying');
-        this.#records.unshift(...batch);
-        this.#flushTimer ??= setTimeout(() => void this.#flush(), 1000);
-      }
-    });
-    return this.#flushing;
+    return attemptDelivery(delivery, endpoint, { sender: this.sender, settings: this.settings.webhooks, log: this.log });
   }
 
   /**
@@ -396,8 +337,7 @@ export class DeliveryWorker {
       if (interrupted()) return;
       await this.#slotFreed();
     }
-    for (let tries = 0; tries < 3 && this.#records.length > 0; tries++) await this.#flush();
-    await this.#flushing;
+    await this.#outcomes.settle();
   }
 
   #slotFreed(): Promise<void> {

@@ -1,6 +1,9 @@
 import { Type, type TSchema } from 'typebox';
 
-/** Shapes shared by many routes. Each route file holds its own bodies and answers. */
+/**
+ * Shapes of no one domain, shared by the route files of many. A shape shared by the route files of one domain
+ * lives beside them in that domain's `schemas.ts` (it takes the domain's limits); never in a route file.
+ */
 export const ErrorBody = Type.Object({ key: Type.String(), message: Type.String() }, { $id: 'ErrorBody' });
 
 export const Timestamp = Type.String({ description: 'ISO 8601 UTC with milliseconds' });
@@ -14,21 +17,28 @@ export const PositiveId = Type.Integer({ minimum: 1, maximum: MAX_INT4 });
 /** An id of a `bigint` column (deliveries): bounded by what a JavaScript number holds exactly. */
 export const BigId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
-export const Paging = {
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT4, default: 0 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 20 })),
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 1000;
+
+/** `offset` and `limit` of a paged list, without defaults: for a route whose answer depends on whether they were sent. */
+export const PagingParams = {
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT4 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
 };
 
-export const GroupSchema = Type.Object({ id: Type.Integer(), name: Type.String(), builtin: Type.Boolean() });
+/** `offset` and `limit` of a paged list, filled in by the validator when left out (see `pageOf`). */
+export const Paging = {
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT4, default: 0 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
+};
 
-export const UserSchema = Type.Object({
-  id: Type.Integer(),
-  username: Type.String(),
-  email: Type.String(),
-  groups: Type.Array(GroupSchema),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+/**
+ * The page a query asks for. The schema's defaults are applied by the validator at run time; their types stay
+ * optional, so the same defaults are applied here too (and for `PagingParams`, where there are none).
+ */
+export function pageOf(query: { offset?: number | undefined; limit?: number | undefined }): { offset: number; limit: number } {
+  return { offset: query.offset ?? 0, limit: query.limit ?? DEFAULT_PAGE_SIZE };
+}
 
 /** The error answers a route may give, for the OpenAPI document. */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {

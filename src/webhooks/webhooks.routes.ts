@@ -1,11 +1,14 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SettingsStore } from '../config/settings-store.js';
 import type { Database } from '../db/database.js';
-import { featureDisabled } from '../errors.js';
-import { BigId, errorResponses, MAX_INT4, Paging, PositiveId, Timestamp } from '../http/schemas.js';
-import { DELIVERY_STATUSES, findDelivery, listDeliveries, type DeliveryStatus } from './deliveries.js';
-import { EVENT_TYPES } from './payloads.js';
+import { noContent } from '../http/no-content.js';
+import { errorResponses, Paging, PagingParams, pageOf, Timestamp } from '../http/schemas.js';
+import { EVENT_TYPES } from '../outbox/events.js';
+import { DELIVERY_STATUSES, findDelivery, listDeliveries } from '../outbox/read-model.js';
+import { MAX_SOURCE_KEY_LENGTH } from '../sources/sources.js';
+import { requireWebhooksEnabled } from './require-enabled.js';
+import { DeliveryParams, DeliverySchema, WebhookParams } from './schemas.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -15,10 +18,12 @@ import {
   MAX_SECRET_LENGTH,
   MAX_URL_LENGTH,
   MIN_SECRET_LENGTH,
-  type WebhookEvent,
 } from './webhooks.js';
 
-const WebhookEventSchema = Type.Object({ eventType: Type.Enum([...EVENT_TYPES]), sourceKey: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) });
+const WebhookEventSchema = Type.Object({
+  eventType: Type.Enum([...EVENT_TYPES]),
+  sourceKey: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_SOURCE_KEY_LENGTH })),
+});
 const WebhookSchema = Type.Object({
   id: Type.Integer(),
   url: Type.String(),
@@ -26,44 +31,14 @@ const WebhookSchema = Type.Object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
-const AttemptSchema = Type.Object({
-  attemptedAt: Timestamp,
-  durationMs: Type.Integer(),
-  responseStatus: Type.Optional(Type.Integer()),
-  error: Type.Optional(Type.String()),
-  responseBody: Type.Optional(Type.String()),
-});
-export const DeliverySchema = Type.Object({
-  id: Type.Integer(),
-  webhookId: Type.Integer(),
-  payload: Type.Unknown({ description: 'the exact JSON sent' }),
-  sentDate: Type.Union([Timestamp, Type.Null()]),
-  error: Type.Optional(Type.String()),
-  status: Type.Enum([...DELIVERY_STATUSES]),
-  attempts: Type.Integer(),
-  nextAttemptAt: Type.Union([Timestamp, Type.Null()]),
-  responseStatus: Type.Optional(Type.Integer()),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  attemptLog: Type.Optional(Type.Array(AttemptSchema)),
-});
-export const WebhookParams = Type.Object({ webhookId: PositiveId });
-export const DeliveryParams = Type.Object({ webhookId: PositiveId, deliveryId: BigId });
 
 export interface WebhookRoutesOptions {
   db: Database;
   settings: SettingsStore;
 }
 
-/** A preHandler for every webhook operation: `feature_disabled` while webhooks.enabled is false. */
-export function requireWebhooksEnabled(settings: SettingsStore): () => Promise<void> {
-  return async () => {
-    if (!settings.webhooks.enabled) throw featureDisabled();
-  };
-}
-
 /** Webhooks administration (contract §4). Admin only, each route declaring it; all refused while the feature is off. */
-export async function webhookRoutes(app: FastifyInstance, { db, settings }: WebhookRoutesOptions): Promise<void> {
+export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = async (app, { db, settings }) => {
   app.addHook('preHandler', requireWebhooksEnabled(settings));
 
   app.post(
@@ -81,7 +56,7 @@ export async function webhookRoutes(app: FastifyInstance, { db, settings }: Webh
         response: { 201: WebhookSchema, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request, reply) => reply.status(201).send(await createWebhook(db, request.body as { url: string; secret: string; events?: WebhookEvent[] })),
+    async (request, reply) => reply.status(201).send(await createWebhook(db, request.body)),
   );
 
   app.get(
@@ -95,10 +70,7 @@ export async function webhookRoutes(app: FastifyInstance, { db, settings }: Webh
           'Without offset and limit, every webhook as `{items}` (the Linkurious Enterprise answer). With either, one page as ' +
           '`{totalCount, items}` (offset default 0, limit default 20, at most 1000).',
         // No defaults here: whether paging was asked for decides the shape of the answer.
-        querystring: Type.Object({
-          offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT4 })),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-        }),
+        querystring: Type.Object(PagingParams),
         response: {
           200: Type.Object({ totalCount: Type.Optional(Type.Integer({ description: 'only when paged' })), items: Type.Array(WebhookSchema) }),
           ...errorResponses(400, 401, 403),
@@ -106,9 +78,8 @@ export async function webhookRoutes(app: FastifyInstance, { db, settings }: Webh
       },
     },
     async (request) => {
-      const { offset, limit } = request.query as { offset?: number; limit?: number };
-      if (offset === undefined && limit === undefined) return { items: await listWebhooks(db) };
-      return listWebhooksPage(db, { offset: offset ?? 0, limit: limit ?? 20 });
+      if (request.query.offset === undefined && request.query.limit === undefined) return { items: await listWebhooks(db) };
+      return listWebhooksPage(db, pageOf(request.query));
     },
   );
 
@@ -124,8 +95,8 @@ export async function webhookRoutes(app: FastifyInstance, { db, settings }: Webh
       },
     },
     async (request, reply) => {
-      await deleteWebhook(db, (request.params as { webhookId: number }).webhookId);
-      return reply.status(204).send();
+      await deleteWebhook(db, request.params.webhookId);
+      return noContent(reply);
     },
   );
 
@@ -142,9 +113,9 @@ export async function webhookRoutes(app: FastifyInstance, { db, settings }: Webh
       },
     },
     async (request) => {
-      const { webhookId } = request.params as { webhookId: number };
+      const { webhookId } = request.params;
       await findWebhookTarget(db, webhookId);
-      return listDeliveries(db, webhookId, request.query as { offset: number; limit: number; status?: DeliveryStatus });
+      return listDeliveries(db, webhookId, { ...pageOf(request.query), status: request.query.status });
     },
   );
 
@@ -160,9 +131,9 @@ export async function webhookRoutes(app: FastifyInstance, { db, settings }: Webh
       },
     },
     async (request) => {
-      const { webhookId, deliveryId } = request.params as { webhookId: number; deliveryId: number };
+      const { webhookId, deliveryId } = request.params;
       await findWebhookTarget(db, webhookId);
       return findDelivery(db, webhookId, deliveryId);
     },
   );
-}
+};

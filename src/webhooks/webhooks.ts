@@ -1,10 +1,10 @@
-import { requireDataSources } from '../alerts/sources.js';
+import { requireDataSources } from '../sources/sources.js';
 import { AdvisoryLock } from '../db/advisory-locks.js';
 import type { Database, Queryable } from '../db/database.js';
 import { invalidParameter, notFound } from '../errors.js';
 import { MAX_WEBHOOKS } from '../limits.js';
-import { deleteUnreferencedEvents } from './deliveries.js';
-import { EVENT_TYPES, type EventType } from './payloads.js';
+import { EVENT_TYPES, type EventType } from '../outbox/events.js';
+import { purgeWebhookDeliveries } from '../outbox/purge.js';
 
 export interface WebhookEvent {
   eventType: EventType;
@@ -20,10 +20,14 @@ export interface Webhook {
   updatedAt: string;
 }
 
-export interface WebhookTarget {
-  id: number;
+/** Where a webhook's deliveries go and the secret they are signed with. */
+export interface WebhookEndpoint {
   url: string;
   secret: string;
+}
+
+export interface WebhookTarget extends WebhookEndpoint {
+  id: number;
 }
 
 export const MAX_URL_LENGTH = 2048;
@@ -115,11 +119,17 @@ export async function listWebhooks(db: Queryable, id?: number, page?: { offset: 
   }));
 }
 
+/** The endpoints of those of `ids` that exist, with their secrets, for signing. */
+export async function findWebhookEndpoints(db: Queryable, ids: readonly number[]): Promise<Map<number, WebhookEndpoint>> {
+  const { rows } = await db.query<WebhookTarget>('SELECT id, url, secret FROM webhooks WHERE id = ANY($1::int[])', [ids]);
+  return new Map(rows.map((r) => [r.id, { url: r.url, secret: r.secret }]));
+}
+
 /** The webhook with its secret, for signing; 404 when it does not exist. */
 export async function findWebhookTarget(db: Queryable, id: number): Promise<WebhookTarget> {
-  const { rows } = await db.query<WebhookTarget>('SELECT id, url, secret FROM webhooks WHERE id = $1', [id]);
-  if (!rows[0]) throw notFound('webhook', id);
-  return rows[0];
+  const endpoint = (await findWebhookEndpoints(db, [id])).get(id);
+  if (!endpoint) throw notFound('webhook', id);
+  return { id, ...endpoint };
 }
 
 /**
@@ -130,8 +140,7 @@ export async function deleteWebhook(db: Database, id: number): Promise<void> {
   await db.transaction(async (tx) => {
     const { rowCount } = await tx.query('DELETE FROM webhooks WHERE id = $1', [id]);
     if (rowCount === 0) throw notFound('webhook', id);
-    const { rows } = await tx.query<{ event_id: number }>('DELETE FROM webhook_deliveries WHERE webhook_id = $1 RETURNING event_id', [id]);
-    await deleteUnreferencedEvents(tx, rows.map((r) => r.event_id));
+    await purgeWebhookDeliveries(tx, id);
   });
 }
 

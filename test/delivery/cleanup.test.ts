@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdvisoryLock } from '../../src/db/advisory-locks.js';
-import { CLEANUP_BATCH, cleanupDeliveries } from '../../src/delivery/cleanup.js';
+import { cleanupDeliveries } from '../../src/delivery/cleanup.js';
+import { CLEANUP_BATCH } from '../../src/outbox/purge.js';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimDueDeliveries, recordAttempts } from '../../src/delivery/queue.js';
+import { claimDueDeliveries, recordAttempts } from '../../src/outbox/claims.js';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
@@ -15,17 +15,17 @@ describe('claims and leases', () => {
   afterAll(async () => t?.close());
 
   it('claims each due delivery once, counts the attempt, and claims it again when its lease runs out', async () => {
-    const first = await claimDueDeliveries(t.db, 10, 300, []);
+    const first = await claimDueDeliveries(t.db, { limit: 10, leaseMs: 300 });
     expect(first).toHaveLength(3);
     expect(first.map((d) => d.attempts)).toEqual([1, 1, 1]);
     expect(first[0]!.payload).toMatch(/^\{"eventType":"newCase"/);
     // Claimed: not due while the lease runs.
-    expect(await claimDueDeliveries(t.db, 10, 300, [])).toEqual([]);
+    expect(await claimDueDeliveries(t.db, { limit: 10, leaseMs: 300 })).toEqual([]);
     const { rows } = await t.db.query<{ locked: number }>('SELECT count(*) AS locked FROM webhook_deliveries WHERE locked_until > now()');
     expect(rows[0]!.locked).toBe(3);
 
     await new Promise((resolve) => setTimeout(resolve, 400));
-    const again = await claimDueDeliveries(t.db, 10, 60_000, []);
+    const again = await claimDueDeliveries(t.db, { limit: 10, leaseMs: 60_000 });
     expect(again.map((d) => d.id)).toEqual(first.map((d) => d.id));
     expect(again.map((d) => d.attempts)).toEqual([2, 2, 2]);
 
@@ -52,7 +52,7 @@ describe('claims and leases', () => {
     const other = await createWebhook(t.admin, { events: [{ eventType: 'newCase' }] });
     await reportMatches(t.admin, 'src', alert.id, [{ nodes: ['x'] }]);
     const all = (await t.admin.get('/api/admin/webhooks')).body.items.map((w: { id: number }) => w.id);
-    const claimed = await claimDueDeliveries(t.db, 10, 60_000, all.filter((id: number) => id !== other.id));
+    const claimed = await claimDueDeliveries(t.db, { limit: 10, leaseMs: 60_000, excludedWebhookIds: all.filter((id: number) => id !== other.id) });
     expect(claimed.map((d) => d.webhookId)).toEqual([other.id]);
   });
 });

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { readProcessConfig } from '../../src/config/env.js';
-import { ERROR_STATUS } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import { createWebhook } from '../support/fixtures.js';
 import { rawRequest } from '../support/raw-http.js';
@@ -16,23 +15,6 @@ describe('errors (contract §0)', () => {
   });
   afterAll(async () => t?.close());
   const adminHeaders = () => (t.admin as unknown as { headers: Record<string, string> }).headers;
-
-  it('has one catalogue of keys with their statuses', () => {
-    expect(ERROR_STATUS).toEqual({
-      invalid_parameter: 400,
-      dataSource_unavailable: 400,
-      unauthorized: 401,
-      forbidden: 403,
-      feature_disabled: 403,
-      not_found: 404,
-      api_not_found: 404,
-      already_exists: 409,
-      redundant_action: 409,
-      payload_too_large: 413,
-      too_many_requests: 429,
-      bug: 500,
-    });
-  });
 
   it('answers an unknown route with 404 api_not_found', async () => {
     const response = await t.admin.get('/api/no/such/route?x=1');

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { DeclaredRoute } from '../../src/auth/authenticate.js';
+import { CONSOLE_ASSETS, CONSOLE_PAGES } from '../../src/console/console.routes.js';
 import { readProcessConfig } from '../../src/config/env.js';
 import { createLogger } from '../../src/logger.js';
 import { rawRequest } from '../support/raw-http.js';
@@ -45,7 +46,7 @@ const EXPECTED: Record<DeclaredRoute['access'], string[]> = {
     'POST /api/:sourceKey/alerts/:alertId/cases/:caseId/action',
     'GET /api/:sourceKey/alerts/:alertId/cases/:caseId/actions',
   ],
-  public: ['GET /health', 'POST /api/auth/login', 'GET /api/auth/logout', 'GET /api/config', 'GET /api/openapi.json'],
+  public: ['GET /health', 'POST /api/auth/login', 'GET /api/auth/logout', 'GET /api/config', 'GET /api/openapi.json', ...[...CONSOLE_PAGES, CONSOLE_ASSETS].map((p) => `GET ${p}`)],
 };
 
 const withHeadTwins = (routes: string[]) => routes.flatMap((r) => (r.startsWith('GET ') ? [r, `HEAD ${r.slice(4)}`] : [r])).sort();

@@ -1,6 +1,7 @@
 import { readWebhookSettings } from '../config/settings-store.js';
-import type { Queryable } from '../db/database.js';
-import type { EventType } from './payloads.js';
+import type { Database, Queryable } from '../db/database.js';
+import type { ClaimedDelivery } from './claims.js';
+import type { EventType } from './events.js';
 
 /** An event as the domain produced it, its payload already rendered. */
 export interface DomainEvent {
@@ -40,7 +41,7 @@ export async function webhooksEnabled(db: Queryable): Promise<boolean> {
  * event's source; one delivery per webhook however many entries match. Nothing while the feature is disabled.
  * Two statements whatever the number of events: this is the hot path of a matches call.
  */
-export async function recordEvents(tx: Queryable, events: readonly DomainEvent[]): Promise<{ deliveries: number }> {
+export async function enqueueEvents(tx: Queryable, events: readonly DomainEvent[]): Promise<{ deliveries: number }> {
   if (events.length === 0) return { deliveries: 0 };
   // Read in the transaction: the commit is judged by the `enabled` it saw.
   const settings = await readWebhookSettings(tx);
@@ -95,4 +96,18 @@ export async function recordEvents(tx: Queryable, events: readonly DomainEvent[]
     [eventIds, kept.map((k) => k.event.eventType), kept.map((k) => k.event.payload), deliveryWebhookIds, deliveryEventIds],
   );
   return { deliveries: deliveryWebhookIds.length };
+}
+
+/** A ping: its event and its delivery, created already claimed by the caller, who attempts it at once. */
+export async function enqueuePing(db: Database, webhookId: number, payload: string, leaseMs: number): Promise<ClaimedDelivery> {
+  return db.transaction(async (tx) => {
+    const { rows: events } = await tx.query<{ id: number }>(`INSERT INTO webhook_events (event_type, payload) VALUES ('ping', $1) RETURNING id`, [payload]);
+    const { rows } = await tx.query<ClaimedDelivery>(
+      `INSERT INTO webhook_deliveries (webhook_id, event_id, is_ping, attempts, lease_token, locked_until, next_attempt_at)
+       VALUES ($1, $2, true, 1, 1, now() + $3 * interval '1 millisecond', now())
+       RETURNING id, webhook_id AS "webhookId", attempts, lease_token AS "leaseToken", is_ping AS "isPing"`,
+      [webhookId, events[0]!.id, leaseMs],
+    );
+    return { ...rows[0]!, payload };
+  });
 }

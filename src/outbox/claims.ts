@@ -1,5 +1,5 @@
-import type { Database, Queryable } from '../db/database.js';
-import type { AttemptLogEntry } from '../webhooks/deliveries.js';
+import type { Queryable } from '../db/database.js';
+import type { AttemptLogEntry } from './read-model.js';
 
 /** A delivery claimed by this process: its lease is `leaseToken` until completed or released. */
 export interface ClaimedDelivery {
@@ -24,6 +24,19 @@ export interface AttemptRecord {
   logEntry: AttemptLogEntry;
 }
 
+export interface ClaimRequest {
+  /** At most this many deliveries in all. */
+  limit: number;
+  /** How long the claim is held before another process may take the rows. */
+  leaseMs: number;
+  /** Webhooks with no room in this process: none of theirs is claimed. */
+  excludedWebhookIds?: readonly number[] | undefined;
+  /** At most this many of one webhook (default: `limit`). */
+  perWebhook?: number | undefined;
+  /** The last webhook served: those after it go first (default 0: in id order). */
+  turnAfter?: number | undefined;
+}
+
 /**
  * Claims due deliveries in one statement. Webhooks take turns (those after `turnAfter` first); for each webhook not
  * in `excludedWebhookIds` (no room here), up to `perWebhook` of its due deliveries, oldest first, are locked with
@@ -31,14 +44,8 @@ export interface AttemptRecord {
  * counted now (a crash mid-attempt still counts), and a lease taken in `locked_until`: if this process dies, the
  * row is due again when the lease ends.
  */
-export async function claimDueDeliveries(
-  db: Queryable,
-  limit: number,
-  leaseMs: number,
-  excludedWebhookIds: readonly number[],
-  perWebhook = limit,
-  turnAfter = 0,
-): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(db: Queryable, claim: ClaimRequest): Promise<ClaimedDelivery[]> {
+  const { limit, leaseMs, excludedWebhookIds = [], perWebhook = limit, turnAfter = 0 } = claim;
   const { rows } = await db.query<ClaimedDelivery>(
     `WITH due AS (
        SELECT d.id FROM (
@@ -112,20 +119,6 @@ export async function releaseClaims(db: Queryable, claims: readonly Pick<Claimed
   );
 }
 
-/** A ping: its event and its delivery, created already claimed by the caller, who attempts it at once. */
-export async function insertClaimedPing(db: Database, webhookId: number, payload: string, leaseMs: number): Promise<ClaimedDelivery> {
-  return db.transaction(async (tx) => {
-    const { rows: events } = await tx.query<{ id: number }>(`INSERT INTO webhook_events (event_type, payload) VALUES ('ping', $1) RETURNING id`, [payload]);
-    const { rows } = await tx.query<ClaimedDelivery>(
-      `INSERT INTO webhook_deliveries (webhook_id, event_id, is_ping, attempts, lease_token, locked_until, next_attempt_at)
-       VALUES ($1, $2, true, 1, 1, now() + $3 * interval '1 millisecond', now())
-       RETURNING id, webhook_id AS "webhookId", attempts, lease_token AS "leaseToken", is_ping AS "isPing"`,
-      [webhookId, events[0]!.id, leaseMs],
-    );
-    return { ...rows[0]!, payload };
-  });
-}
-
 /**
  * Makes a delivery pending again and due now, its retry schedule started afresh and its attempt log kept.
  * The new lease token fences off an attempt of it still in flight.
@@ -138,16 +131,6 @@ export async function redeliver(db: Queryable, webhookId: number, deliveryId: nu
     [deliveryId, webhookId],
   );
   return rowCount > 0;
-}
-
-export interface WebhookEndpoint {
-  url: string;
-  secret: string;
-}
-
-export async function findWebhookEndpoints(db: Queryable, ids: readonly number[]): Promise<Map<number, WebhookEndpoint>> {
-  const { rows } = await db.query<WebhookEndpoint & { id: number }>('SELECT id, url, secret FROM webhooks WHERE id = ANY($1::int[])', [ids]);
-  return new Map(rows.map((r) => [r.id, { url: r.url, secret: r.secret }]));
 }
 
 /**

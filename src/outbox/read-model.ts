@@ -1,3 +1,4 @@
+/** The admin's view of the outbox: a webhook's deliveries, newest first, and one delivery with its attempt log. */
 import type { Queryable } from '../db/database.js';
 import { notFound } from '../errors.js';
 
@@ -92,17 +93,4 @@ export async function findDelivery(db: Queryable, webhookId: number, deliveryId:
   );
   if (!rows[0]) throw notFound('delivery', deliveryId);
   return toDelivery(rows[0]);
-}
-
-/**
- * Deletes those of `eventIds` that no delivery refers to any more. Run it after deleting deliveries, as its
- * own statement: inside the deleting statement the deleted rows would still be visible to this check.
- */
-export async function deleteUnreferencedEvents(db: Queryable, eventIds: readonly number[]): Promise<void> {
-  if (eventIds.length === 0) return;
-  await db.query(
-    `DELETE FROM webhook_events e WHERE e.id = ANY($1::bigint[])
-     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)`,
-    [[...new Set(eventIds)]],
-  );
 }

@@ -1,3 +1,7 @@
+/**
+ * Data sources: the graphs alerts run on. Below both alerts and webhooks, which name data sources by key
+ * (an alert's source, a webhook subscription's filter) and check them here.
+ */
 import type { Queryable } from '../db/database.js';
 import { AppError, invalidParameter, uniqueViolationAs } from '../errors.js';
 
@@ -6,7 +10,10 @@ export interface DataSource {
   name: string;
 }
 
-export const SOURCE_KEY_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const MAX_SOURCE_KEY_LENGTH = 64;
+export const MAX_SOURCE_NAME_LENGTH = 200;
+// The contract's rule for data source keys; it also keeps U+0000 and the like away from the database.
+export const SOURCE_KEY_PATTERN = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_SOURCE_KEY_LENGTH}}$`);
 // Keys that would make /api/<key>/… collide with the API's own paths.
 const RESERVED_KEYS = new Set(['admin', 'auth', 'config', 'dataSources', 'openapi.json']);
 
@@ -14,7 +21,7 @@ export async function createDataSource(db: Queryable, input: DataSource): Promis
   if (!SOURCE_KEY_PATTERN.test(input.key)) throw invalidParameter(`key "${input.key}" must match ${SOURCE_KEY_PATTERN.source}`);
   if (RESERVED_KEYS.has(input.key)) throw invalidParameter(`key "${input.key}" is reserved by the API's own paths: choose another`);
   const name = input.name.trim();
-  if (!name || name.length > 200) throw invalidParameter('name must be 1 to 200 characters');
+  if (!name || name.length > MAX_SOURCE_NAME_LENGTH) throw invalidParameter(`name must be 1 to ${MAX_SOURCE_NAME_LENGTH} characters`);
   try {
     await db.query('INSERT INTO data_sources (key, name) VALUES ($1, $2)', [input.key, name]);
   } catch (err) {

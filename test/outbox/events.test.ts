@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { caseUrl, renderCaseStatusChange, renderNewCase, renderNewMatch, renderPing } from '../../src/webhooks/payloads.js';
+import { caseUrl } from '../../src/alerts/case-url.js';
+import { renderCaseStatusChange, renderNewCase, renderNewMatch, renderPing } from '../../src/outbox/events.js';
 
 // Golden bytes: the exact payloads of contract §3, against fixed ids and timestamps.
 const alert = { id: 3, title: 'Shared phone numbers', description: 'Two clients share a phone' };

@@ -88,8 +88,3 @@ export function renderCaseStatusChange(
 export function renderPing(webhookId: number): string {
   return JSON.stringify({ eventType: 'ping', data: { webhookId } });
 }
-
-/** `<PUBLIC_BASE_URL>/alerts/<alertId>/case/<caseId>` */
-export function caseUrl(publicBaseUrl: string, alertId: number, caseId: number): string {
-  return `${publicBaseUrl}/alerts/${alertId}/case/${caseId}`;
-}

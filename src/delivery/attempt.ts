@@ -1,0 +1,54 @@
+import type { WebhookSettings } from '../config/webhook-settings.js';
+import type { Logger } from '../logger.js';
+import type { AttemptRecord, ClaimedDelivery } from '../outbox/claims.js';
+import type { AttemptLogEntry } from '../outbox/read-model.js';
+import type { SigningEndpoint } from './endpoints.js';
+import { decideAfterAttempt } from './retry-policy.js';
+import type { DeliverySender } from './sender.js';
+import { signPayload } from './signer.js';
+
+export interface AttemptContext {
+  sender: DeliverySender;
+  /** Read at each attempt: the settings in force when it starts. */
+  settings: Pick<WebhookSettings, 'requestTimeoutMs' | 'retryScheduleMs'>;
+  log: Logger;
+}
+
+/**
+ * One attempt of a claimed delivery: signs it, sends it, decides what comes next (see retry-policy) and builds its
+ * attempt log entry. Writes nothing: the record is for the outcome writer. Never throws (the sender answers every
+ * failure as an outcome).
+ */
+export async function attemptDelivery(delivery: ClaimedDelivery, endpoint: SigningEndpoint, { sender, settings, log }: AttemptContext): Promise<AttemptRecord> {
+  const attemptedAt = Date.now();
+  // Encoded once: both signatures and the request use these bytes (a string is encoded by each).
+  const body = Buffer.from(delivery.payload, 'utf8');
+  const headers = signPayload(endpoint.key, delivery.id, Math.floor(attemptedAt / 1000), body);
+  const outcome = await sender.send({ url: endpoint.url, body, headers, timeoutMs: settings.requestTimeoutMs });
+  const decision = decideAfterAttempt(
+    { ok: outcome.ok, attempt: delivery.attempts, isPing: delivery.isPing, retryAfterMs: outcome.retryAfterMs },
+    settings.retryScheduleMs,
+    Date.now(),
+  );
+  const logEntry: AttemptLogEntry = { attemptedAt: new Date(attemptedAt).toISOString(), durationMs: outcome.durationMs };
+  if (outcome.responseStatus !== undefined) logEntry.responseStatus = outcome.responseStatus;
+  if (outcome.error !== undefined) logEntry.error = outcome.error;
+  if (outcome.responseBody !== undefined) logEntry.responseBody = outcome.responseBody;
+  // Guarded: the fields object would be built for every attempt, at info level too.
+  if (log.isLevelEnabled('debug')) {
+    log.debug(
+      { deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: delivery.attempts, outcome: decision.status, responseStatus: outcome.responseStatus, error: outcome.error, durationMs: outcome.durationMs },
+      'delivery attempt',
+    );
+  }
+  return {
+    id: delivery.id,
+    leaseToken: delivery.leaseToken,
+    status: decision.status,
+    nextAttemptAt: decision.status === 'pending' ? decision.nextAttemptAt : null,
+    attemptedAt,
+    responseStatus: outcome.responseStatus ?? null,
+    error: outcome.error ?? null,
+    logEntry,
+  };
+}

@@ -1,0 +1,30 @@
+import { Type } from 'typebox';
+import { BigId, PositiveId, Timestamp } from '../http/schemas.js';
+import { DELIVERY_STATUSES } from '../outbox/read-model.js';
+
+/** Shapes shared by the webhook routes and the delivery routes (ping, redeliver). */
+export const WebhookParams = Type.Object({ webhookId: PositiveId });
+export const DeliveryParams = Type.Object({ webhookId: PositiveId, deliveryId: BigId });
+
+const AttemptSchema = Type.Object({
+  attemptedAt: Timestamp,
+  durationMs: Type.Integer(),
+  responseStatus: Type.Optional(Type.Integer()),
+  error: Type.Optional(Type.String()),
+  responseBody: Type.Optional(Type.String()),
+});
+
+export const DeliverySchema = Type.Object({
+  id: Type.Integer(),
+  webhookId: Type.Integer(),
+  payload: Type.Unknown({ description: 'the exact JSON sent' }),
+  sentDate: Type.Union([Timestamp, Type.Null()]),
+  error: Type.Optional(Type.String()),
+  status: Type.Enum([...DELIVERY_STATUSES]),
+  attempts: Type.Integer(),
+  nextAttemptAt: Type.Union([Timestamp, Type.Null()]),
+  responseStatus: Type.Optional(Type.Integer()),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  attemptLog: Type.Optional(Type.Array(AttemptSchema)),
+});

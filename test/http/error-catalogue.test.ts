@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_STATUS, type ErrorKey } from '../../src/errors.js';
+import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
+import { startTestService, type ApiAnswer, type TestService } from '../support/test-service.js';
+
+/**
+ * Every key of the catalogue is one a caller can meet: each is reached here through a real route, answered with its
+ * catalogue status and a message. A key no route can answer any more, or answered at another status, fails this.
+ * (`bug` is reached by the unexpected-error test in errors.test.ts: no route of a working service answers it.)
+ */
+describe('the error catalogue, as routes answer it', () => {
+  let t: TestService;
+  const seen = new Map<string, number>();
+
+  beforeAll(async () => {
+    t = await startTestService();
+  });
+  afterAll(async () => t?.close());
+
+  function expectError(answer: ApiAnswer, key: ErrorKey): void {
+    expect(answer.body, JSON.stringify(answer.body)).toMatchObject({ key });
+    expect(typeof answer.body.message).toBe('string');
+    expect(answer.body.message.length).toBeGreaterThan(0);
+    seen.set(key, answer.status);
+  }
+
+  it('answers each key through some route, at its catalogue status', async () => {
+    const analyst = await t.userClient('catalogue-analyst');
+    await createSource(t.admin, 'catalogue');
+    const alert = await createAlert(t.admin, 'catalogue');
+    const [kase] = await reportMatches(t.admin, 'catalogue', alert.id, [{ nodes: ['n1'] }]);
+    const casePath = `/api/catalogue/alerts/${alert.id}/cases/${kase!.id}`;
+
+    expectError(await t.admin.post('/api/admin/webhooks', { url: 'not a url', secret: 'a-long-enough-secret' }), 'invalid_parameter');
+    expectError(await t.admin.post('/api/admin/webhooks', { url: 'http://127.0.0.1:9/', secret: 'a-long-enough-secret', events: [{ eventType: 'newCase', sourceKey: 'nope' }] }), 'dataSource_unavailable');
+    expectError(await t.anonymous.get('/api/auth/me'), 'unauthorized');
+    expectError(await analyst.get('/api/admin/users'), 'forbidden');
+    expectError(await t.admin.get('/api/admin/webhooks/999999/deliveries'), 'not_found');
+    expectError(await t.admin.get('/api/no/such/route'), 'api_not_found');
+    expectError(await t.admin.post('/api/admin/sources', { key: 'catalogue', name: 'Again' }), 'already_exists');
+    expect((await analyst.post(`${casePath}/action`, { action: 'confirm' })).status).toBe(204);
+    expectError(await analyst.post(`${casePath}/action`, { action: 'confirm' }), 'redundant_action');
+    expectError(await t.admin.request('POST', '/api/admin/sources', JSON.stringify({ key: 'big', name: 'x'.repeat(2 * 1024 * 1024) }), { 'content-type': 'application/json' }), 'payload_too_large');
+    // Failed sign-ins on one account: past the free ones, the next must wait.
+    let throttled: ApiAnswer | undefined;
+    for (let i = 0; i < 20 && !throttled; i++) {
+      const answer = await t.anonymous.post('/api/auth/login', { usernameOrEmail: 'catalogue-analyst', password: `wrong-${i}` });
+      if (answer.status !== 401) throttled = answer;
+    }
+    expectError(throttled!, 'too_many_requests');
+
+    const webhook = await createWebhook(t.admin);
+    expect((await t.admin.post('/api/config', { path: 'webhooks.enabled', configuration: false })).status).toBe(204);
+    expectError(await t.admin.get(`/api/admin/webhooks/${webhook.id}/deliveries`), 'feature_disabled');
+    expect((await t.admin.post('/api/config', { path: 'webhooks.enabled', configuration: true })).status).toBe(204);
+
+    const reachable = Object.fromEntries(Object.entries(ERROR_STATUS).filter(([key]) => key !== 'bug'));
+    expect(Object.fromEntries(seen)).toEqual(reachable);
+  });
+});
