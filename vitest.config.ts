@@ -1,6 +1,7 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
-// The whole suite runs twice: once on the embedded database (PGlite), once on PostgreSQL.
+// The whole suite runs twice: once on the embedded database (PGlite), once on PostgreSQL; the web console's browser
+// tests (test/console/) once, against the compiled service on its embedded database.
 // Each test file gets its own database, cloned from a template migrated once per run (test/support/global-setup.ts).
 export default defineConfig({
   test: {
@@ -9,8 +10,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
-      { extends: true, test: { name: 'pglite', env: { TEST_DB: 'pglite' }, include: ['test/**/*.test.ts'] } },
-      { extends: true, test: { name: 'postgres', env: { TEST_DB: 'postgres' }, include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'pglite', env: { TEST_DB: 'pglite' }, include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/console/**'] } },
+      { extends: true, test: { name: 'postgres', env: { TEST_DB: 'postgres' }, include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/console/**'] } },
+      { extends: true, test: { name: 'console', env: { TEST_DB: 'pglite' }, include: ['test/console/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 180_000 } },
     ],
   },
 });

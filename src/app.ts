@@ -9,6 +9,7 @@ import { userRoutes } from './auth/users.routes.js';
 import type { ProcessConfig } from './config/env.js';
 import type { SettingsStore } from './config/settings-store.js';
 import { settingsRoutes } from './config/settings.routes.js';
+import { consoleRoutes } from './console/console.routes.js';
 import type { Database } from './db/database.js';
 import { deliveryRoutes } from './delivery/delivery.routes.js';
 import type { DeliveryWorker } from './delivery/worker.js';
@@ -72,6 +73,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(alertRoutes, { db, publicBaseUrl: config.publicBaseUrl });
   await app.register(webhookRoutes, { db, settings });
   await app.register(deliveryRoutes, { db, settings, worker: deps.worker });
+  await app.register(consoleRoutes);
 
   app.get('/api/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());
   return app;

@@ -1,0 +1,133 @@
+import { useEffect, useState } from 'preact/hooks';
+import { get, onSignedOut } from './api';
+import { Link } from './components/link';
+import { AdminsOnly, PageTitle } from './components/page';
+import { CasePage } from './pages/case';
+import { SettingsPage } from './pages/settings';
+import { SignInPage } from './pages/sign-in';
+import { UsersPage } from './pages/users';
+import { WebhookPage } from './pages/webhook';
+import { WebhooksPage } from './pages/webhooks';
+import { match, navigate, safeNext, useLocation } from './router';
+import { SessionContext, type Session } from './session';
+import { isAdmin, type User } from './types';
+
+/**
+ * The shell: who is signed in (GET /api/auth/me), the header with the navigation and "Sign out", and the page for
+ * the path. Signed out, every page but sign-in sends to `/?next=<page>` and comes back after.
+ */
+export function App() {
+  const { path, query } = useLocation();
+  const [user, setUser] = useState<User | null | undefined>(undefined);
+
+  useEffect(() => {
+    get<User>('/api/auth/me').then(setUser, () => setUser(null));
+    return onSignedOut(() => setUser(null));
+  }, []);
+
+  const signedOutElsewhere = user === null && path !== '/';
+  useEffect(() => {
+    if (signedOutElsewhere) navigate(`/?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true });
+  }, [signedOutElsewhere]);
+
+  if (user === undefined || signedOutElsewhere) return <p class="loading">Loading…</p>;
+  if (user === null) {
+    return (
+      <main class="sign-in-main">
+        <SignInPage
+          next={safeNext(query.get('next'))}
+          onSignedIn={(signedIn, next) => {
+            setUser(signedIn);
+            navigate(next ?? (isAdmin(signedIn) ? '/webhooks' : '/'), { replace: true });
+          }}
+        />
+      </main>
+    );
+  }
+
+  const session: Session = { user, admin: isAdmin(user) };
+  const signOut = async () => {
+    await get('/api/auth/logout').catch(() => undefined);
+    setUser(null);
+    navigate('/', { replace: true });
+  };
+
+  return (
+    <SessionContext.Provider value={session}>
+      <header class="top">
+        <span class="brand">Alert Webhooks</span>
+        <nav aria-label="Main">
+          {session.admin ? (
+            <>
+              <NavLink href="/webhooks" current={path.startsWith('/webhooks')}>
+                Webhooks
+              </NavLink>
+              <NavLink href="/settings" current={path === '/settings'}>
+                Settings
+              </NavLink>
+              <NavLink href="/users" current={path === '/users'}>
+                Users and API keys
+              </NavLink>
+            </>
+          ) : null}
+        </nav>
+        <span class="who">
+          Signed in as <strong>{user.username}</strong>
+        </span>
+        <button type="button" class="secondary" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      </header>
+      <main>
+        <Page path={path} session={session} />
+      </main>
+    </SessionContext.Provider>
+  );
+}
+
+function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, { replace: true }), [to]);
+  return null;
+}
+
+function NavLink({ href, current, children }: { href: string; current: boolean; children: string }) {
+  return (
+    <Link href={href} aria-current={current ? 'page' : undefined}>
+      {children}
+    </Link>
+  );
+}
+
+function Page({ path, session }: { path: string; session: Session }) {
+  const casePath = match('/alerts/:alertId/case/:caseId', path);
+  if (casePath) return <CasePage key={path} alertId={casePath.alertId!} caseId={casePath.caseId!} />;
+
+  if (path === '/') {
+    if (session.admin) return <Redirect to="/webhooks" />;
+    return (
+      <section>
+        <PageTitle title="Signed in">Signed in</PageTitle>
+        <p>You are signed in as {session.user.username}. Open a case from the link in a webhook payload to review it here.</p>
+      </section>
+    );
+  }
+
+  const webhook = match('/webhooks/:id', path);
+  const known = path === '/webhooks' || webhook || path === '/settings' || path === '/users';
+  if (!known) {
+    return (
+      <section>
+        <PageTitle title="Not found">Page not found</PageTitle>
+        <p>
+          There is no page at <code>{path}</code>. <Link href="/">Go to the start page</Link>.
+        </p>
+      </section>
+    );
+  }
+  // Everything but the case pages is for admins (the API refuses the rest to others anyway).
+  if (!session.admin) return <AdminsOnly />;
+  if (path === '/webhooks') return <WebhooksPage />;
+  if (webhook) return <WebhookPage key={webhook.id} id={webhook.id!} />;
+  if (path === '/settings') return <SettingsPage />;
+  return <UsersPage />;
+}

@@ -1,0 +1,119 @@
+import { useEffect, useState } from 'preact/hooks';
+import { get, messageOf } from '../api';
+import { SelectField } from '../components/field';
+import { Notice, StatusBadge } from '../components/notice';
+import { formatAgo, formatTime } from '../format';
+import type { Delivery, Page } from '../types';
+import { DeliveryDetail } from './delivery';
+
+const PAGE_SIZE = 20;
+/** While the page is open the table follows the worker: a few seconds keeps it current without loading the API. */
+export const REFRESH_MS = 3000;
+
+const STATUS_OPTIONS = [
+  { value: '', label: 'All' },
+  { value: 'pending', label: 'Pending' },
+  { value: 'sent', label: 'Sent' },
+  { value: 'failed', label: 'Failed' },
+];
+
+/** The webhook's deliveries, newest first, filtered by status, paged, refreshed while open. */
+export function Deliveries({ webhookId }: { webhookId: number }) {
+  const [status, setStatus] = useState('');
+  const [offset, setOffset] = useState(0);
+  const [page, setPage] = useState<Page<Delivery>>();
+  const [error, setError] = useState<string>();
+  const [openId, setOpenId] = useState<number>();
+  const [tick, setTick] = useState(0);
+
+  useEffect(() => {
+    const timer = setInterval(() => setTick((n) => n + 1), REFRESH_MS);
+    return () => clearInterval(timer);
+  }, []);
+  useEffect(() => {
+    let current = true;
+    const query = new URLSearchParams({ offset: String(offset), limit: String(PAGE_SIZE), ...(status ? { status } : {}) });
+    get<Page<Delivery>>(`/api/admin/webhooks/${webhookId}/deliveries?${query}`).then(
+      (answer) => current && (setPage(answer), setError(undefined)),
+      (err) => current && setError(messageOf(err)),
+    );
+    return () => {
+      current = false;
+    };
+  }, [webhookId, status, offset, tick]);
+
+  const last = page ? Math.min(offset + PAGE_SIZE, page.totalCount) : 0;
+  return (
+    <section aria-labelledby="deliveries" class="card">
+      <div class="section-head">
+        <h2 id="deliveries">Deliveries</h2>
+        <SelectField
+          label="Status"
+          options={STATUS_OPTIONS}
+          value={status}
+          onChange={(e) => {
+            setStatus(e.currentTarget.value);
+            setOffset(0);
+          }}
+        />
+        {/* TODO(issue 12): "Redeliver all failed" (the bulk redelivery call) goes here, beside the filter. */}
+        <span class="muted refresh">Refreshes every {REFRESH_MS / 1000} s</span>
+      </div>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      {page === undefined ? (
+        <p class="loading">Loading…</p>
+      ) : page.items.length === 0 ? (
+        <p>No {status || ''} deliveries{status ? '' : ' yet'}.</p>
+      ) : (
+        <table class="data">
+          <thead>
+            <tr>
+              <th scope="col">Delivery</th>
+              <th scope="col">Event</th>
+              <th scope="col">Status</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">Last answer</th>
+              <th scope="col">Created</th>
+              <th scope="col">Sent / next attempt</th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.items.map((d) => (
+              <tr key={d.id} class={d.id === openId ? 'selected' : ''}>
+                <td>
+                  <button type="button" class="link" aria-label={`Open delivery ${d.id}`} aria-expanded={d.id === openId} onClick={() => setOpenId(d.id === openId ? undefined : d.id)}>
+                    #{d.id}
+                  </button>
+                </td>
+                <td>
+                  <code>{d.payload.eventType}</code>
+                </td>
+                <td>
+                  <StatusBadge status={d.status} />
+                </td>
+                <td class="num">{d.attempts}</td>
+                <td>{d.responseStatus ?? d.error ?? '—'}</td>
+                <td title={formatTime(d.createdAt)}>{formatAgo(d.createdAt)}</td>
+                <td>{d.sentDate ? formatTime(d.sentDate) : d.nextAttemptAt ? `next ${formatAgo(d.nextAttemptAt)}` : '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {page && page.totalCount > 0 ? (
+        <nav class="pager" aria-label="Deliveries pages">
+          <button type="button" class="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+            Previous page
+          </button>
+          <span>
+            {offset + 1}–{last} of {page.totalCount}
+          </span>
+          <button type="button" class="secondary" disabled={last >= page.totalCount} onClick={() => setOffset(offset + PAGE_SIZE)}>
+            Next page
+          </button>
+        </nav>
+      ) : null}
+      {openId !== undefined ? <DeliveryDetail key={openId} webhookId={webhookId} deliveryId={openId} refresh={tick} onClose={() => setOpenId(undefined)} /> : null}
+    </section>
+  );
+}

@@ -1,0 +1,154 @@
+import { useEffect, useId, useState } from 'preact/hooks';
+import { fieldOf, get, messageOf, post } from '../api';
+import { Field } from '../components/field';
+import { Notice } from '../components/notice';
+import { PageTitle } from '../components/page';
+import { describeCron } from '../cron';
+import { formatDuration } from '../format';
+import type { WebhookSettings } from '../types';
+
+const FIELDS = ['enabled', 'deliveryFrequency', 'cleanupFrequency', 'deliveryRetentionDelayMs', 'failedDeliveryRetentionDelayMs', 'requestTimeoutMs', 'retryScheduleMs'] as const;
+type FieldName = (typeof FIELDS)[number];
+
+/** What the form holds: text as typed, so a bad value reaches the API and comes back with the API's message. */
+interface Form {
+  enabled: boolean;
+  deliveryFrequency: string;
+  cleanupFrequency: string;
+  deliveryRetentionDelayMs: string;
+  failedDeliveryRetentionDelayMs: string;
+  requestTimeoutMs: string;
+  retryScheduleMs: string;
+}
+
+const toForm = (s: WebhookSettings): Form => ({
+  ...s,
+  deliveryRetentionDelayMs: String(s.deliveryRetentionDelayMs),
+  failedDeliveryRetentionDelayMs: String(s.failedDeliveryRetentionDelayMs),
+  requestTimeoutMs: String(s.requestTimeoutMs),
+  retryScheduleMs: s.retryScheduleMs.join(', '),
+});
+
+/** An integer as a number; anything else as typed, for the API to refuse by name. */
+const integer = (text: string): number | string => (/^-?\d+$/.test(text.trim()) ? Number(text.trim()) : text);
+
+const fromForm = (f: Form) => ({
+  enabled: f.enabled,
+  deliveryFrequency: f.deliveryFrequency.trim(),
+  cleanupFrequency: f.cleanupFrequency.trim(),
+  deliveryRetentionDelayMs: integer(f.deliveryRetentionDelayMs),
+  failedDeliveryRetentionDelayMs: integer(f.failedDeliveryRetentionDelayMs),
+  requestTimeoutMs: integer(f.requestTimeoutMs),
+  retryScheduleMs: f.retryScheduleMs.trim() === '' ? [] : f.retryScheduleMs.split(',').map(integer),
+});
+
+const cronReading = (expression: string) => {
+  const words = describeCron(expression);
+  return words ? `Runs ${words}.` : `Runs on the schedule ${expression.trim() || '(empty)'}.`;
+};
+
+const msReading = (text: string) => (/^\d+$/.test(text.trim()) ? formatDuration(Number(text)) : 'a whole number of milliseconds');
+
+const scheduleReading = (text: string) => {
+  const steps = text.split(',').map((s) => s.trim()).filter(Boolean);
+  if (steps.length === 0) return 'No retry: one attempt only.';
+  if (!steps.every((s) => /^\d+$/.test(s))) return 'Whole numbers of milliseconds, separated by commas.';
+  return `Waits ${steps.map((s) => formatDuration(Number(s))).join(', ')}, then gives up (${steps.length + 1} attempts in all).`;
+};
+
+/** The webhooks section of the configuration: GET /api/config, saved whole by POST /api/config. */
+export function SettingsPage() {
+  const [form, setForm] = useState<Form>();
+  const [errors, setErrors] = useState<Partial<Record<FieldName | 'form', string>>>({});
+  const [saved, setSaved] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const enabledId = useId();
+
+  const load = () =>
+    get<{ webhooks?: WebhookSettings }>('/api/config').then(
+      (config) => (config.webhooks ? setForm(toForm(config.webhooks)) : setErrors({ form: 'The configuration answered no webhooks section.' })),
+      (err) => setErrors({ form: messageOf(err) }),
+    );
+  useEffect(() => void load(), []);
+
+  if (!form) {
+    return (
+      <>
+        <PageTitle title="Settings">Settings</PageTitle>
+        {errors.form ? <Notice kind="error">{errors.form}</Notice> : <p class="loading">Loading…</p>}
+      </>
+    );
+  }
+
+  const set = (name: keyof Form) => (e: Event) => {
+    setSaved(false);
+    setForm({ ...form, [name]: (e.currentTarget as HTMLInputElement).value });
+  };
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setErrors({});
+    setSaved(false);
+    try {
+      // One call for the whole section: the API checks every option first, so a bad one saves nothing.
+      await post('/api/config', { path: 'webhooks', configuration: fromForm(form) });
+      setSaved(true);
+      await load();
+    } catch (err) {
+      const message = messageOf(err);
+      setErrors({ [fieldOf(message, FIELDS) ?? 'form']: message });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <PageTitle title="Settings">Settings</PageTitle>
+      <form class="card settings" onSubmit={(e) => void save(e)} noValidate>
+        <h2>Webhooks</h2>
+        <p class="muted">Shared by every process of the service; they take effect without a restart.</p>
+        <div class={`field checkbox${errors.enabled ? ' has-error' : ''}`}>
+          <input
+            id={enabledId}
+            type="checkbox"
+            checked={form.enabled}
+            onChange={(e) => (setSaved(false), setForm({ ...form, enabled: e.currentTarget.checked }))}
+          />
+          <label for={enabledId}>Webhooks enabled</label>
+          <p class="hint">Off: no new deliveries, nothing sent, and webhook operations are refused.</p>
+          {errors.enabled ? <p class="field-error">{errors.enabled}</p> : null}
+        </div>
+        <div class="settings-grid">
+          <Field label="Delivery frequency" spellcheck={false} value={form.deliveryFrequency} onInput={set('deliveryFrequency')} error={errors.deliveryFrequency} hint={cronReading(form.deliveryFrequency)} />
+          <Field label="Cleanup frequency" spellcheck={false} value={form.cleanupFrequency} onInput={set('cleanupFrequency')} error={errors.cleanupFrequency} hint={cronReading(form.cleanupFrequency)} />
+          <Field
+            label="Keep sent deliveries for (ms)"
+            inputMode="numeric"
+            value={form.deliveryRetentionDelayMs}
+            onInput={set('deliveryRetentionDelayMs')}
+            error={errors.deliveryRetentionDelayMs}
+            hint={msReading(form.deliveryRetentionDelayMs)}
+          />
+          <Field
+            label="Keep failed deliveries for (ms)"
+            inputMode="numeric"
+            value={form.failedDeliveryRetentionDelayMs}
+            onInput={set('failedDeliveryRetentionDelayMs')}
+            error={errors.failedDeliveryRetentionDelayMs}
+            hint={msReading(form.failedDeliveryRetentionDelayMs)}
+          />
+          <Field label="Request time-out (ms)" inputMode="numeric" value={form.requestTimeoutMs} onInput={set('requestTimeoutMs')} error={errors.requestTimeoutMs} hint={`${msReading(form.requestTimeoutMs)} per attempt (1000 to 60000 ms)`} />
+          <Field label="Retry schedule (ms, comma-separated)" value={form.retryScheduleMs} onInput={set('retryScheduleMs')} error={errors.retryScheduleMs} hint={scheduleReading(form.retryScheduleMs)} />
+        </div>
+        {/* TODO(issue 10): autoDisableAfterMs (disable a webhook that has failed for this long), once the setting exists. */}
+        {errors.form ? <Notice kind="error">Nothing was saved: {errors.form}</Notice> : null}
+        {!errors.form && Object.keys(errors).length ? <Notice kind="error">Nothing was saved: fix the value marked above.</Notice> : null}
+        {saved ? <Notice kind="success">Settings saved.</Notice> : null}
+        <button type="submit" disabled={busy}>
+          Save settings
+        </button>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,206 @@
+import { useEffect, useState } from 'preact/hooks';
+import { del, fieldOf, get, messageOf, post } from '../api';
+import { ConfirmDialog } from '../components/confirm-dialog';
+import { CopyButton } from '../components/copy-button';
+import { Field, SelectField } from '../components/field';
+import { Notice } from '../components/notice';
+import { PageTitle } from '../components/page';
+import { formatTime } from '../format';
+import { useSession } from '../session';
+import { GROUPS, type Application, type User } from '../types';
+
+const GROUP_OPTIONS = [...GROUPS].reverse().map((g) => ({ value: String(g.id), label: g.name }));
+const groupNames = (groups: { name: string }[]) => groups.map((g) => g.name).join(', ');
+
+export function UsersPage() {
+  return (
+    <>
+      <PageTitle title="Users and API keys">Users and API keys</PageTitle>
+      <Users />
+      <ApiKeys />
+    </>
+  );
+}
+
+const USER_FIELDS = ['username', 'email', 'password', 'groups'] as const;
+
+function Users() {
+  const [users, setUsers] = useState<User[]>();
+  const [error, setError] = useState<string>();
+  const [form, setForm] = useState({ username: '', email: '', password: '', group: '2' });
+  const [errors, setErrors] = useState<Partial<Record<(typeof USER_FIELDS)[number] | 'form', string>>>({});
+  const [created, setCreated] = useState<string>();
+
+  const load = () => get<{ items: User[] }>('/api/admin/users').then((a) => setUsers(a.items), (err) => setError(messageOf(err)));
+  useEffect(() => void load(), []);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setErrors({});
+    setCreated(undefined);
+    try {
+      const user = await post<User>('/api/admin/users', { username: form.username, email: form.email, password: form.password, groups: [Number(form.group)] });
+      setCreated(`User ${user.username} created.`);
+      setForm({ username: '', email: '', password: '', group: '2' });
+      void load();
+    } catch (err) {
+      const message = messageOf(err);
+      setErrors({ [fieldOf(message, USER_FIELDS) ?? 'form']: message });
+    }
+  };
+  const set = (name: keyof typeof form) => (e: Event) => setForm({ ...form, [name]: (e.currentTarget as HTMLInputElement).value });
+
+  return (
+    <section aria-labelledby="users" class="card">
+      <h2 id="users">Users</h2>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      {users ? (
+        <table class="data" aria-labelledby="users">
+          <thead>
+            <tr>
+              <th scope="col">Username</th>
+              <th scope="col">Email</th>
+              <th scope="col">Groups</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.map((u) => (
+              <tr key={u.id}>
+                <td>{u.username}</td>
+                <td>{u.email}</td>
+                <td>{groupNames(u.groups)}</td>
+                <td>{formatTime(u.createdAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p class="loading">Loading…</p>
+      )}
+      <form onSubmit={(e) => void submit(e)} noValidate aria-labelledby="new-user">
+        <h3 id="new-user">New user</h3>
+        <div class="form-row">
+          <Field label="Username" autoComplete="off" value={form.username} onInput={set('username')} error={errors.username} />
+          <Field label="Email" type="email" autoComplete="off" value={form.email} onInput={set('email')} error={errors.email} />
+          <Field label="Password" type="password" autoComplete="new-password" value={form.password} onInput={set('password')} error={errors.password} hint="8 characters or more" />
+          <SelectField label="Group" options={GROUP_OPTIONS} value={form.group} onChange={set('group')} error={errors.groups} />
+        </div>
+        {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
+        {created ? <Notice kind="success">{created}</Notice> : null}
+        <button type="submit">Create user</button>
+      </form>
+    </section>
+  );
+}
+
+function ApiKeys() {
+  const { user } = useSession();
+  const [keys, setKeys] = useState<Application[]>();
+  const [error, setError] = useState<string>();
+  const [name, setName] = useState('');
+  const [group, setGroup] = useState('2');
+  const [nameError, setNameError] = useState<string>();
+  const [created, setCreated] = useState<Application>();
+  const [deleting, setDeleting] = useState<Application>();
+
+  const load = () => get<Application[]>('/api/admin/applications').then(setKeys, (err) => setError(messageOf(err)));
+  useEffect(() => void load(), []);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setNameError(undefined);
+    setCreated(undefined);
+    try {
+      setCreated(await post<Application>('/api/admin/applications', { name, groups: [Number(group)] }));
+      setName('');
+      void load();
+    } catch (err) {
+      setNameError(messageOf(err));
+    }
+  };
+  const remove = async (key: Application) => {
+    try {
+      await del(`/api/admin/applications/${key.id}`);
+      if (created?.id === key.id) setCreated(undefined);
+      void load();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+    setDeleting(undefined);
+  };
+
+  return (
+    <section aria-labelledby="api-keys" class="card">
+      <h2 id="api-keys">API keys</h2>
+      <p class="muted">
+        A key acts as the user whose email comes with it (<code>Authorization: Basic base64(&lt;email&gt;:&lt;key&gt;)</code>), limited to the key's groups.
+      </p>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      {keys ? (
+        keys.length === 0 ? (
+          <p>No API key yet.</p>
+        ) : (
+          <table class="data" aria-labelledby="api-keys">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Groups</th>
+                <th scope="col">Enabled</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span class="offscreen">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((k) => (
+                <tr key={k.id}>
+                  <td>{k.name}</td>
+                  <td>{groupNames(k.groups)}</td>
+                  <td>{k.enabled ? 'yes' : 'no'}</td>
+                  <td>{formatTime(k.createdAt)}</td>
+                  <td>
+                    <button type="button" class="danger small" aria-label={`Delete API key ${k.name}`} onClick={() => setDeleting(k)}>
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+      ) : (
+        <p class="loading">Loading…</p>
+      )}
+      {created?.apiKey ? (
+        <Notice kind="success">
+          <p>
+            API key <strong>{created.name}</strong>: copy it now, it is not shown again.
+          </p>
+          <p class="key-row">
+            <label for="new-api-key">API key (shown once)</label>
+            <input id="new-api-key" readOnly value={created.apiKey} spellcheck={false} onFocus={(e) => e.currentTarget.select()} />
+            <CopyButton text={created.apiKey} label="Copy API key" />
+          </p>
+          <p class="muted">
+            Use it as <code>{user.email}:&lt;key&gt;</code> (or with the email of the user it should act as).
+          </p>
+        </Notice>
+      ) : null}
+      <form onSubmit={(e) => void submit(e)} noValidate aria-labelledby="new-key">
+        <h3 id="new-key">New API key</h3>
+        <div class="form-row">
+          <Field label="Key name" autoComplete="off" value={name} onInput={(e) => setName(e.currentTarget.value)} error={nameError} />
+          <SelectField label="Key group" options={GROUP_OPTIONS} value={group} onChange={(e) => setGroup(e.currentTarget.value)} />
+        </div>
+        <button type="submit">Create API key</button>
+      </form>
+      {deleting ? (
+        <ConfirmDialog title="Delete this API key?" confirmLabel="Delete API key" onConfirm={() => void remove(deleting)} onCancel={() => setDeleting(undefined)}>
+          <p>Calls made with the key {deleting.name} are refused from now on.</p>
+        </ConfirmDialog>
+      ) : null}
+    </section>
+  );
+}

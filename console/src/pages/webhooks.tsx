@@ -1,0 +1,181 @@
+import { useEffect, useId, useState } from 'preact/hooks';
+import { ApiError, fieldOf, get, messageOf, post } from '../api';
+import { allEvents, describeEvents, EventsPicker, toEvents } from '../components/events-picker';
+import { Field } from '../components/field';
+import { Link } from '../components/link';
+import { Notice, StatusBadge } from '../components/notice';
+import { PageTitle } from '../components/page';
+import { formatAgo, formatTime } from '../format';
+import { generateSecret } from '../secret';
+import type { DataSource, Delivery, Page, Webhook } from '../types';
+
+/** Every webhook with its health at a glance, and the form that creates one. */
+export function WebhooksPage() {
+  const [webhooks, setWebhooks] = useState<Webhook[]>();
+  const [sources, setSources] = useState<DataSource[]>([]);
+  const [error, setError] = useState<string>();
+  const [created, setCreated] = useState<Webhook>();
+
+  const load = () =>
+    get<{ items: Webhook[] }>('/api/admin/webhooks').then(
+      (answer) => setWebhooks(answer.items),
+      (err) => setError(messageOf(err)),
+    );
+  useEffect(() => {
+    void load();
+    get<DataSource[]>('/api/dataSources').then(setSources, (err) => setError(messageOf(err)));
+  }, []);
+
+  return (
+    <>
+      <PageTitle title="Webhooks">Webhooks</PageTitle>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      <section aria-labelledby="webhooks-list" class="card">
+        <h2 id="webhooks-list">Receivers</h2>
+        {webhooks === undefined ? (
+          <p class="loading">Loading…</p>
+        ) : webhooks.length === 0 ? (
+          <p>No webhook yet: create one below.</p>
+        ) : (
+          <table class="data">
+            <thead>
+              <tr>
+                <th scope="col">Webhook</th>
+                <th scope="col">Events</th>
+                {/* TODO(issue 10): a "Status" column: enabled / disabled, with the reason (auto-disabled after failures). */}
+                <th scope="col">Last delivery</th>
+                <th scope="col">Pending</th>
+                <th scope="col">Failed</th>
+              </tr>
+            </thead>
+            <tbody>
+              {webhooks.map((w) => (
+                <tr key={w.id}>
+                  <td>
+                    <Link href={`/webhooks/${w.id}`} class="url">
+                      {w.url}
+                    </Link>
+                    <div class="muted">#{w.id}</div>
+                  </td>
+                  <td>{describeEvents(w.events, sources)}</td>
+                  <Health webhookId={w.id} />
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      {created ? (
+        <Notice kind="success">
+          Webhook created: <Link href={`/webhooks/${created.id}`}>{created.url}</Link>
+        </Notice>
+      ) : null}
+      <CreateWebhook
+        sources={sources}
+        onCreated={(webhook) => {
+          setCreated(webhook);
+          void load();
+        }}
+      />
+    </>
+  );
+}
+
+/**
+ * Health from the deliveries API alone: the newest delivery (its outcome and time) and the pending and failed
+ * counts, each a `limit=1` read of `totalCount`. Three small calls per webhook.
+ * TODO(issue 10): the failure streak, once the API reports it.
+ */
+function Health({ webhookId }: { webhookId: number }) {
+  const [health, setHealth] = useState<{ last?: Delivery; pending: number; failed: number }>();
+  useEffect(() => {
+    const base = `/api/admin/webhooks/${webhookId}/deliveries?limit=1`;
+    Promise.all([get<Page<Delivery>>(base), get<Page<Delivery>>(`${base}&status=pending`), get<Page<Delivery>>(`${base}&status=failed`)]).then(
+      ([last, pending, failed]) => setHealth({ last: last.items[0], pending: pending.totalCount, failed: failed.totalCount }),
+      () => setHealth(undefined),
+    );
+  }, [webhookId]);
+  if (!health) return <td colSpan={3} class="muted">…</td>;
+  return (
+    <>
+      <td>
+        {health.last ? (
+          <>
+            <StatusBadge status={health.last.status} /> <span title={formatTime(health.last.updatedAt)}>{formatAgo(health.last.sentDate ?? health.last.updatedAt)}</span>
+            <div class="muted">{health.last.payload.eventType}</div>
+          </>
+        ) : (
+          <span class="muted">none yet</span>
+        )}
+      </td>
+      <td class="num">{health.pending}</td>
+      <td class={`num${health.failed > 0 ? ' bad' : ''}`}>{health.failed}</td>
+    </>
+  );
+}
+
+const FIELDS = ['url', 'secret', 'events'] as const;
+type FieldName = (typeof FIELDS)[number];
+
+function CreateWebhook({ sources, onCreated }: { sources: DataSource[]; onCreated: (webhook: Webhook) => void }) {
+  const [url, setUrl] = useState('');
+  const [secret, setSecret] = useState('');
+  const [events, setEvents] = useState(allEvents);
+  const [errors, setErrors] = useState<Partial<Record<FieldName | 'form', string>>>({});
+  const [busy, setBusy] = useState(false);
+  const eventsErrorId = useId();
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setErrors({});
+    try {
+      const webhook = await post<Webhook>('/api/admin/webhooks', { url, secret, events: toEvents(events) });
+      setUrl('');
+      setSecret('');
+      setEvents(allEvents());
+      onCreated(webhook);
+    } catch (err) {
+      const message = messageOf(err);
+      const field = err instanceof ApiError && err.key === 'dataSource_unavailable' ? 'events' : fieldOf(message, FIELDS);
+      setErrors({ [field ?? 'form']: message });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="new-webhook" class="card">
+      <h2 id="new-webhook">New webhook</h2>
+      <form onSubmit={(e) => void submit(e)} noValidate>
+        <Field label="URL" type="url" placeholder="https://receiver.example.com/hook" value={url} error={errors.url} onInput={(e) => setUrl(e.currentTarget.value)} />
+        <Field
+          label="Secret"
+          value={secret}
+          autoComplete="off"
+          spellcheck={false}
+          error={errors.secret}
+          hint="Keys the signatures (X-Payload-HMAC, webhook-signature); 16 characters or more. Give the same secret to the receiver: it is not shown again."
+          onInput={(e) => setSecret(e.currentTarget.value)}
+        >
+          <button type="button" class="secondary" onClick={() => setSecret(generateSecret())}>
+            Generate
+          </button>
+        </Field>
+        <fieldset class={errors.events ? 'has-error' : ''}>
+          <legend>Events</legend>
+          <EventsPicker sources={sources} checked={events} onChange={setEvents} errorId={errors.events ? eventsErrorId : undefined} />
+          {errors.events ? (
+            <p class="field-error" id={eventsErrorId}>
+              {errors.events}
+            </p>
+          ) : null}
+        </fieldset>
+        {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
+        <button type="submit" disabled={busy}>
+          Create webhook
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,135 @@
+// The shapes the public API answers (docs/api.md), as the console reads them.
+
+export interface Group {
+  id: number;
+  name: string;
+  builtin: boolean;
+}
+
+export interface User {
+  id: number;
+  username: string;
+  email: string;
+  groups: Group[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const EVENT_TYPES = ['newCase', 'newMatch', 'caseStatusChange'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface WebhookEvent {
+  eventType: EventType;
+  sourceKey?: string;
+}
+
+export interface Webhook {
+  id: number;
+  url: string;
+  events: WebhookEvent[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type DeliveryStatus = 'pending' | 'sent' | 'failed';
+
+export interface Attempt {
+  attemptedAt: string;
+  durationMs: number;
+  responseStatus?: number;
+  error?: string;
+  responseBody?: string;
+}
+
+export interface Delivery {
+  id: number;
+  webhookId: number;
+  payload: { eventType: string; sourceKey?: string; data: unknown };
+  sentDate: string | null;
+  error?: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: string | null;
+  responseStatus?: number;
+  createdAt: string;
+  updatedAt: string;
+  /** Only in the read of one delivery. */
+  attemptLog?: Attempt[];
+}
+
+export interface Page<T> {
+  totalCount: number;
+  items: T[];
+}
+
+export interface DataSource {
+  key: string;
+  name: string;
+  connected: boolean;
+}
+
+export interface Alert {
+  id: number;
+  sourceKey: string;
+  title: string;
+  description: string;
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type CaseStatus = 'unconfirmed' | 'confirmed' | 'dismissed' | 'in-progress';
+
+export interface Case {
+  id: number;
+  sourceKey: string;
+  alertId: number;
+  status: CaseStatus;
+  statusUpdateDate?: string;
+  user?: { id: number; username: string; email: string };
+  nodes: string[];
+  edges: string[];
+  matchCount: number;
+  url: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CaseAction {
+  id: number;
+  caseId: number;
+  user: { id: number; username: string; email: string };
+  action: 'confirm' | 'dismiss' | 'unconfirm' | 'in-progress' | 'comment';
+  comment?: string;
+  application?: { id: number; name: string };
+  createdAt: string;
+}
+
+export interface WebhookSettings {
+  enabled: boolean;
+  deliveryFrequency: string;
+  cleanupFrequency: string;
+  deliveryRetentionDelayMs: number;
+  failedDeliveryRetentionDelayMs: number;
+  requestTimeoutMs: number;
+  retryScheduleMs: number[];
+}
+
+export interface Application {
+  id: number;
+  name: string;
+  enabled: boolean;
+  groups: Group[];
+  createdAt: string;
+  updatedAt: string;
+  /** Only in the answer that creates it. */
+  apiKey?: string;
+}
+
+/** The two built-in groups (docs/api.md): the API has no route listing groups. */
+export const GROUPS = [
+  { id: 1, name: 'Admin' },
+  { id: 2, name: 'Analyst' },
+] as const;
+
+export const isAdmin = (user: User) => user.groups.some((g) => g.id === 1 || g.name === 'Admin');
