@@ -62,9 +62,12 @@ describe('events and fan-out (contract §3)', () => {
   });
 
   it('queues each delivery pending, due now, with no attempt yet', async () => {
-    const hook = (await deliveriesOf((await t.admin.get('/api/admin/webhooks')).body.items[0].id)).items[0]!;
-    expect(hook).toMatchObject({ status: 'pending', attempts: 0, sentDate: null });
-    expect(Date.parse(hook.nextAttemptAt!)).toBeLessThanOrEqual(Date.now() + 1000);
+    const webhook = await createWebhook(t.admin, { events: [{ eventType: 'newCase', sourceKey: 'A' }] });
+    await reportMatches(t.admin, 'A', alerts.A!, [{ nodes: ['queued-once'] }]);
+    const { items } = await deliveriesOf(webhook.id);
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ status: 'pending', attempts: 0, sentDate: null });
+    expect(Date.parse(items[0]!.nextAttemptAt!)).toBeLessThanOrEqual(Date.now() + 1000);
   });
 
   it('freezes the payload when the event happens: later edits of the alert do not change it', async () => {
