@@ -15,6 +15,9 @@ const REFRESH_INTERVAL_MS = 5_000;
  */
 export class SettingsStore {
   #current: WebhookSettings;
+  // When the row held what #current holds (µs since the epoch, the clock of the writing statement): a read that
+  // began before a later change committed, and ends after it was applied, must not put the older value back.
+  #currentVersion: bigint;
   #events = new EventEmitter();
   #stopListening: (() => Promise<void>) | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -22,14 +25,15 @@ export class SettingsStore {
 
   private constructor(
     private readonly db: Database,
-    initial: WebhookSettings,
+    initial: VersionedSettings,
     private readonly log: Logger,
   ) {
-    this.#current = initial;
+    this.#current = initial.settings;
+    this.#currentVersion = initial.version;
   }
 
   static async open(db: Database, log: Logger = createLogger('silent')): Promise<SettingsStore> {
-    return new SettingsStore(db, await readWebhookSettings(db), log);
+    return new SettingsStore(db, await readVersionedSettings(db), log);
   }
 
   /** The settings as this process last saw them. */
@@ -64,21 +68,22 @@ export class SettingsStore {
     const next = await this.db.transaction(async (tx) => {
       await tx.query(`INSERT INTO settings (section, value) VALUES ('webhooks', '{}') ON CONFLICT (section) DO NOTHING`);
       const { rows } = await tx.query<{ value: unknown }>(`SELECT value FROM settings WHERE section = 'webhooks' FOR UPDATE`);
-      const next = change(normaliseStoredSettings(rows[0]?.value));
-      await tx.query(
-        `UPDATE settings SET value = $1, updated_at = now() WHERE section = 'webhooks'`,
-        [JSON.stringify(next)],
+      const settings = change(normaliseStoredSettings(rows[0]?.value));
+      // clock_timestamp(), not now(): taken under the row lock, so later changes get later versions.
+      const { rows: written } = await tx.query<{ version: string }>(
+        `UPDATE settings SET value = $1, updated_at = clock_timestamp() WHERE section = 'webhooks' RETURNING ${VERSION_SQL}`,
+        [JSON.stringify(settings)],
       );
       await tx.query('SELECT pg_notify($1, $2)', [CHANNEL, 'webhooks']);
-      return next;
+      return { settings, version: BigInt(written[0]!.version) };
     });
     this.#apply(next);
-    return next;
+    return next.settings;
   }
 
   async refresh(): Promise<void> {
     try {
-      this.#apply(await readWebhookSettings(this.db));
+      this.#apply(await readVersionedSettings(this.db));
       if (this.#refreshFailing) this.log.info('reading the settings works again');
       this.#refreshFailing = false;
     } catch (err) {
@@ -95,11 +100,25 @@ export class SettingsStore {
     this.#events.removeAllListeners();
   }
 
-  #apply(next: WebhookSettings): void {
-    if (JSON.stringify(next) === JSON.stringify(this.#current)) return;
-    this.#current = next;
-    this.#events.emit('change', next);
+  #apply(next: VersionedSettings): void {
+    if (next.version < this.#currentVersion) return; // read before a change this process has applied since
+    this.#currentVersion = next.version;
+    if (JSON.stringify(next.settings) === JSON.stringify(this.#current)) return;
+    this.#current = next.settings;
+    this.#events.emit('change', next.settings);
   }
+}
+
+interface VersionedSettings {
+  settings: WebhookSettings;
+  version: bigint;
+}
+
+const VERSION_SQL = `(extract(epoch FROM updated_at) * 1000000)::bigint AS version`;
+
+async function readVersionedSettings(db: Queryable): Promise<VersionedSettings> {
+  const { rows } = await db.query<{ value: unknown; version: string | null }>(`SELECT value, ${VERSION_SQL} FROM settings WHERE section = 'webhooks'`);
+  return { settings: normaliseStoredSettings(rows[0]?.value), version: BigInt(rows[0]?.version ?? 0) };
 }
 
 /** Reads the section inside a transaction, so a domain change sees the `enabled` its commit is judged by. */
