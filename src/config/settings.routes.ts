@@ -16,6 +16,7 @@ const WebhookSettingsSchema = Type.Object({
   failedDeliveryRetentionDelayMs: Type.Integer(),
   requestTimeoutMs: Type.Integer(),
   retryScheduleMs: Type.Array(Type.Integer()),
+  autoDisableAfterMs: Type.Integer(),
 });
 
 export interface SettingsRoutesOptions {

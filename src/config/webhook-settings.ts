@@ -10,6 +10,11 @@ export interface WebhookSettings {
   failedDeliveryRetentionDelayMs: number;
   requestTimeoutMs: number;
   retryScheduleMs: number[];
+  /**
+   * A webhook whose deliveries have all failed for this long (at least one ended `failed`, none sent) is disabled
+   * automatically; 0 never disables one. Any value from 1000 ms up, so tests and demos can use seconds.
+   */
+  autoDisableAfterMs: number;
 }
 
 export const DEFAULT_WEBHOOK_SETTINGS: Readonly<WebhookSettings> = Object.freeze({
@@ -20,6 +25,9 @@ export const DEFAULT_WEBHOOK_SETTINGS: Readonly<WebhookSettings> = Object.freeze
   failedDeliveryRetentionDelayMs: 604_800_000,
   requestTimeoutMs: 10_000,
   retryScheduleMs: Object.freeze([60_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]) as number[],
+  // Five days, as Svix: past the default retry schedule's last attempt (about 27 h), so a receiver down over a long
+  // weekend is disabled only if it is still down after it.
+  autoDisableAfterMs: 432_000_000,
 });
 
 export const WEBHOOK_OPTIONS = Object.keys(DEFAULT_WEBHOOK_SETTINGS) as (keyof WebhookSettings)[];
@@ -46,6 +54,13 @@ const VALIDATORS: Record<keyof WebhookSettings, Validator> = {
     if (!Array.isArray(value)) throw invalidParameter(`${name} must be an array of integers (milliseconds between attempts)`);
     if (value.length > MAX_RETRY_STEPS) throw invalidParameter(`${name} must have at most ${MAX_RETRY_STEPS} steps, got ${value.length}`);
     return value.map((step, i) => validateInteger(step, `${name}[${i}]`, 0, MAX_RETRY_STEP_MS));
+  },
+  autoDisableAfterMs: (value, name) => {
+    if (value === 0) return value;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1000 || value > MAX_RETENTION_MS) {
+      throw invalidParameter(`${name} must be 0 (never disable) or an integer from 1000 to ${MAX_RETENTION_MS}, got ${JSON.stringify(value)}`);
+    }
+    return value;
   },
 };
 

@@ -2,7 +2,7 @@ import type { WebhookSettings } from '../config/webhook-settings.js';
 import type { Logger } from '../logger.js';
 import type { AttemptRecord, ClaimedDelivery } from '../outbox/claims.js';
 import type { AttemptLogEntry } from '../outbox/read-model.js';
-import type { SigningEndpoint } from './endpoints.js';
+import { signingKeys, type SigningEndpoint } from './endpoints.js';
 import { decideAfterAttempt } from './retry-policy.js';
 import type { DeliverySender } from './sender.js';
 import { signPayload } from './signer.js';
@@ -23,14 +23,16 @@ export async function attemptDelivery(delivery: ClaimedDelivery, endpoint: Signi
   const attemptedAt = Date.now();
   // Encoded once: both signatures and the request use these bytes (a string is encoded by each).
   const body = Buffer.from(delivery.payload, 'utf8');
-  const headers = signPayload(endpoint.key, delivery.id, Math.floor(attemptedAt / 1000), body);
+  // During a secret rotation's overlap, signed with both secrets (see signPayload).
+  const headers = signPayload(signingKeys(endpoint, attemptedAt), delivery.id, Math.floor(attemptedAt / 1000), body);
   const outcome = await sender.send({ url: endpoint.url, body, headers, timeoutMs: settings.requestTimeoutMs });
   const decision = decideAfterAttempt(
     { ok: outcome.ok, attempt: delivery.attempts, isPing: delivery.isPing, retryAfterMs: outcome.retryAfterMs },
     settings.retryScheduleMs,
     Date.now(),
   );
-  const logEntry: AttemptLogEntry = { attemptedAt: new Date(attemptedAt).toISOString(), durationMs: outcome.durationMs };
+  // The URL is kept with each attempt: the webhook's URL can change between two attempts of one delivery.
+  const logEntry: AttemptLogEntry = { attemptedAt: new Date(attemptedAt).toISOString(), url: endpoint.url, durationMs: outcome.durationMs };
   if (outcome.responseStatus !== undefined) logEntry.responseStatus = outcome.responseStatus;
   if (outcome.error !== undefined) logEntry.error = outcome.error;
   if (outcome.responseBody !== undefined) logEntry.responseBody = outcome.responseBody;

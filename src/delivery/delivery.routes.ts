@@ -9,7 +9,7 @@ import { renderPing } from '../outbox/events.js';
 import { findDelivery } from '../outbox/read-model.js';
 import { requireWebhooksEnabled } from '../webhooks/require-enabled.js';
 import { DeliveryParams, DeliverySchema, WebhookParams } from '../webhooks/schemas.js';
-import { findWebhookTarget } from '../webhooks/webhooks.js';
+import { requireWebhook } from '../webhooks/webhooks.js';
 import type { DeliveryWorker } from './worker.js';
 
 export interface DeliveryRoutesOptions {
@@ -28,14 +28,14 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
       config: { access: 'admin' },
       schema: {
         tags: ['webhooks'],
-        summary: 'Send a ping to the webhook now (whatever deliveryFrequency says) and answer the delivery after that one attempt; never retried',
+        summary: 'Send a ping to the webhook now (whatever deliveryFrequency says, enabled or not) and answer the delivery after that one attempt; never retried',
         params: WebhookParams,
         response: { 200: DeliverySchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
       const { webhookId } = request.params;
-      await findWebhookTarget(db, webhookId);
+      await requireWebhook(db, webhookId);
       const ping = await enqueuePing(db, webhookId, renderPing(webhookId), worker.leaseMs);
       await worker.attemptNow(ping);
       return findDelivery(db, webhookId, ping.id);
@@ -55,7 +55,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
     },
     async (request) => {
       const { webhookId, deliveryId } = request.params;
-      await findWebhookTarget(db, webhookId);
+      await requireWebhook(db, webhookId);
       if (!(await redeliver(db, webhookId, deliveryId))) throw notFound('delivery', deliveryId);
       return findDelivery(db, webhookId, deliveryId);
     },

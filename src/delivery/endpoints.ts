@@ -3,13 +3,27 @@ import type { Queryable } from '../db/database.js';
 import { findWebhookEndpoints } from '../webhooks/webhooks.js';
 import { createSigningKey } from './signer.js';
 
-/** Where a webhook's attempts go, and its secret made into a signing key once. */
+/** Where a webhook's attempts go, and its secrets made into signing keys once. */
 export interface SigningEndpoint {
   url: string;
   key: KeyObject;
+  /** The secret before the last rotation: it signs besides `key` until `expiresAt` (epoch ms). */
+  previous?: { key: KeyObject; expiresAt: number };
+  version: number;
 }
 
-/** Webhooks never change after creation, so their endpoint and signing key are kept once loaded. */
+/** The keys an attempt made at `now` signs with: the current one, and the previous one while its overlap runs. */
+export function signingKeys(endpoint: SigningEndpoint, now: number): KeyObject[] {
+  return endpoint.previous !== undefined && now < endpoint.previous.expiresAt ? [endpoint.key, endpoint.previous.key] : [endpoint.key];
+}
+
+/**
+ * The endpoints this process sends to, loaded once and kept until their webhook changes. A webhook's `version`
+ * moves with every change of its URL or secrets, and every claim answers the version of each delivery's webhook
+ * (claimDueDeliveries): an endpoint whose version moved is read again before anything is sent with it. So a change
+ * made through any process is used from the first claim after it, with no NOTIFY to miss and no polling; an
+ * unchanged webhook costs nothing.
+ */
 export class EndpointCache {
   #endpoints = new Map<number, SigningEndpoint>();
 
@@ -20,12 +34,35 @@ export class EndpointCache {
     return this.#endpoints.get(webhookId);
   }
 
-  /** Loads the endpoints of those webhooks not loaded yet, in one query. */
-  async load(webhookIds: Iterable<number>): Promise<void> {
-    const missing = [...new Set(webhookIds)].filter((id) => !this.#endpoints.has(id));
-    if (missing.length === 0) return;
-    for (const [id, endpoint] of await findWebhookEndpoints(this.db, missing)) {
-      this.#endpoints.set(id, { url: endpoint.url, key: createSigningKey(endpoint.secret) });
+  /**
+   * Loads, in one query, the endpoints of the claimed deliveries' webhooks that are not loaded yet or whose version
+   * moved since they were.
+   */
+  async load(claimed: Iterable<{ webhookId: number; webhookVersion: number }>): Promise<void> {
+    const stale = new Set<number>();
+    for (const { webhookId, webhookVersion } of claimed) {
+      const cached = this.#endpoints.get(webhookId);
+      if (cached === undefined || cached.version < webhookVersion) stale.add(webhookId);
+    }
+    await this.reload(stale);
+  }
+
+  /** Reads these endpoints now, whatever is cached (a ping: it comes with no claim). A webhook gone is forgotten. */
+  async reload(webhookIds: Iterable<number>): Promise<void> {
+    const ids = [...new Set(webhookIds)];
+    if (ids.length === 0) return;
+    const found = await findWebhookEndpoints(this.db, ids);
+    for (const id of ids) {
+      const endpoint = found.get(id);
+      if (endpoint === undefined) {
+        this.#endpoints.delete(id);
+        continue;
+      }
+      const signing: SigningEndpoint = { url: endpoint.url, key: createSigningKey(endpoint.secret), version: endpoint.version };
+      if (endpoint.previousSecret !== undefined) {
+        signing.previous = { key: createSigningKey(endpoint.previousSecret.secret), expiresAt: endpoint.previousSecret.expiresAt };
+      }
+      this.#endpoints.set(id, signing);
     }
   }
 }

@@ -1,6 +1,7 @@
-import type { Queryable } from '../db/database.js';
+import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { recordAttempts, type AttemptRecord } from '../outbox/claims.js';
+import { disableFailingWebhooks } from '../webhooks/auto-disable.js';
 
 // Outcomes are written in batches of up to FLUSH_BATCH, or FLUSH_DELAY_MS after the first of a batch: one statement
 // for many attempts (see the measurements in worker.ts).
@@ -11,6 +12,10 @@ const RETRY_DELAY_MS = 1_000;
 /**
  * Writes attempt outcomes in batches, one write at a time. A write that fails (the database away) keeps its outcomes
  * for the next one, retried after RETRY_DELAY_MS; their claims' leases cover them meanwhile.
+ *
+ * The write also keeps each webhook's failure streak (see recordAttempts); when it names webhooks whose deliveries
+ * have all failed for `autoDisableAfterMs` (read at each write: the settings in force), they are disabled here,
+ * which is logged at warn and told to the webhooks subscribed to `webhookDisabled`.
  */
 export class OutcomeWriter {
   #records: AttemptRecord[] = [];
@@ -19,8 +24,9 @@ export class OutcomeWriter {
   #written = 0;
 
   constructor(
-    private readonly db: Queryable,
+    private readonly db: Database,
     private readonly log: Logger,
+    private readonly autoDisableAfterMs: () => number = () => 0,
   ) {}
 
   /** Outcomes written so far. */
@@ -41,16 +47,38 @@ export class OutcomeWriter {
     this.#flushing = this.#flushing.then(async () => {
       const batch = this.#records.splice(0);
       if (batch.length === 0) return;
+      const autoDisableAfterMs = this.autoDisableAfterMs();
+      let failingWebhookIds: number[];
       try {
-        await recordAttempts(this.db, batch);
+        ({ failingWebhookIds } = await recordAttempts(this.db, batch, autoDisableAfterMs));
         this.#written += batch.length;
       } catch (err) {
         this.log.error({ err, count: batch.length }, 'could not record delivery outcomes; retrying');
         this.#records.unshift(...batch);
         this.#flushTimer ??= setTimeout(() => void this.flush(), RETRY_DELAY_MS);
+        return;
       }
+      if (failingWebhookIds.length > 0) await this.#disable(failingWebhookIds, autoDisableAfterMs);
     });
     return this.#flushing;
+  }
+
+  /**
+   * Disables the webhooks the write named. If that fails (the database away), the next delivery of theirs to end
+   * failed names them again: their failure streak is in the database, not here.
+   */
+  async #disable(webhookIds: number[], autoDisableAfterMs: number): Promise<void> {
+    try {
+      for (const webhook of await disableFailingWebhooks(this.db, webhookIds, autoDisableAfterMs)) {
+        this.log.warn(
+          // Not its URL: a receiver URL may carry a token in its query, and the id is enough to find it.
+          { webhookId: webhook.id, failingSince: webhook.failingSince, reason: webhook.reason },
+          'webhook disabled: its deliveries have all failed for autoDisableAfterMs; enable it again once its receiver works',
+        );
+      }
+    } catch (err) {
+      this.log.error({ err, webhookIds }, 'could not disable failing webhooks; the next failed delivery tries again');
+    }
   }
 
   /** Writes every waiting outcome, trying a few times; with the database away, what is left is left to the leases. */

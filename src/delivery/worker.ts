@@ -58,7 +58,9 @@ interface WebhookLane {
  * Sends due deliveries: claims them ahead in batches, attempts them with bounded concurrency (per process and per
  * webhook, webhooks taking turns), and writes the outcomes in batches. `drain()` runs until nothing is due; the
  * schedule calls it, and `stop()` ends it gracefully. One attempt is `attemptDelivery` (attempt.ts); the outcomes
- * are written by an OutcomeWriter (outcome-writer.ts); this class holds the claim loop and the lanes.
+ * are written by an OutcomeWriter (outcome-writer.ts); this class holds the claim loop and the lanes. A disabled
+ * webhook's deliveries are never claimed (the claim walks enabled webhooks only), and a webhook changed by any
+ * process is read again with the first claim after the change (EndpointCache).
  *
  * Its states, and what moves it between them:
  * - idle: no drain. A firing (`tick`) or `drain()` starts one: claiming. A drain whose claim fails (the database
@@ -94,7 +96,7 @@ export class DeliveryWorker {
     private readonly log: Logger,
     private readonly options: WorkerOptions = DEFAULT_WORKER_OPTIONS,
   ) {
-    this.#outcomes = new OutcomeWriter(db, log);
+    this.#outcomes = new OutcomeWriter(db, log, () => settings.webhooks.autoDisableAfterMs);
     this.#endpoints = new EndpointCache(db);
   }
 
@@ -203,7 +205,8 @@ export class DeliveryWorker {
         while (this.#laneEpoch === epoch && this.#claimed > 0 && this.#mayClaim && !this.#claimAgain) await this.#slotFreed();
         continue;
       }
-      await this.#endpoints.load(claimed.map((d) => d.webhookId));
+      // Endpoints whose webhook changed since they were loaded (the claim says so) are read again first.
+      await this.#endpoints.load(claimed);
       if (!this.#mayClaim) {
         // stop() or pause() came while this claim was on its way: give it back rather than attempt it after.
         await releaseClaims(this.db, claimed).catch((err: unknown) => this.log.error({ err }, 'could not release claims; they go out after their lease'));
@@ -219,9 +222,12 @@ export class DeliveryWorker {
     return attempted;
   }
 
-  /** One attempt at once, outside the schedule (ping): answers when its outcome is written. */
+  /**
+   * One attempt at once, outside the schedule (ping): answers when its outcome is written. The endpoint is read
+   * afresh: an admin pinging after changing the URL or the secret checks the new ones.
+   */
   async attemptNow(delivery: ClaimedDelivery): Promise<void> {
-    await this.#endpoints.load([delivery.webhookId]);
+    await this.#endpoints.reload([delivery.webhookId]);
     const record = await this.#attempt(delivery);
     if (record) await recordAttempts(this.db, [record]);
   }

@@ -9,6 +9,8 @@ export interface ClaimedDelivery {
   leaseToken: number;
   isPing: boolean;
   payload: string;
+  /** The webhook's version when claimed: a worker reloads its cached endpoint when this moved (see EndpointCache). */
+  webhookVersion: number;
 }
 
 /** The outcome of one attempt, to be written with others in one statement. */
@@ -38,18 +40,21 @@ export interface ClaimRequest {
 }
 
 /**
- * Claims due deliveries in one statement. Webhooks take turns (those after `turnAfter` first); for each webhook not
- * in `excludedWebhookIds` (no room here), up to `perWebhook` of its due deliveries, oldest first, are locked with
+ * Claims due deliveries in one statement. Webhooks take turns (those after `turnAfter` first); for each enabled
+ * webhook not in `excludedWebhookIds` (no room here), up to `perWebhook` of its due deliveries, oldest first, are
+ * locked with
  * FOR UPDATE SKIP LOCKED (so concurrent workers never claim the same row), until `limit` in all. The attempt is
  * counted now (a crash mid-attempt still counts), and a lease taken in `locked_until`: if this process dies, the
- * row is due again when the lease ends.
+ * row is due again when the lease ends. Each delivery comes with its webhook's version as the walk read it, so a
+ * change of the webhook (its URL, its secret) reaches the worker with the first claim after it, in any process.
+ * A disabled webhook is left out of the walk: its deliveries wait, due, until it is enabled again.
  */
 export async function claimDueDeliveries(db: Queryable, claim: ClaimRequest): Promise<ClaimedDelivery[]> {
   const { limit, leaseMs, excludedWebhookIds = [], perWebhook = limit, turnAfter = 0 } = claim;
   const { rows } = await db.query<ClaimedDelivery>(
     `WITH due AS (
-       SELECT d.id FROM (
-         SELECT id FROM webhooks WHERE id <> ALL($3::int[]) ORDER BY (id <= $5), id
+       SELECT d.id, w.version FROM (
+         SELECT id, version FROM webhooks WHERE enabled AND id <> ALL($3::int[]) ORDER BY (id <= $5), id
        ) w CROSS JOIN LATERAL (
          SELECT id FROM webhook_deliveries
          WHERE webhook_id = w.id AND status = 'pending' AND next_attempt_at <= now()
@@ -63,9 +68,10 @@ export async function claimDueDeliveries(db: Queryable, claim: ClaimRequest): Pr
        UPDATE webhook_deliveries d
        SET attempts = d.attempts + 1, lease_token = d.lease_token + 1, locked_until = now() + $2 * interval '1 millisecond'
        FROM due WHERE d.id = due.id
-       RETURNING d.id, d.webhook_id, d.event_id, d.attempts, d.lease_token, d.is_ping
+       RETURNING d.id, d.webhook_id, d.event_id, d.attempts, d.lease_token, d.is_ping, due.version
      )
-     SELECT c.id, c.webhook_id AS "webhookId", c.attempts, c.lease_token AS "leaseToken", c.is_ping AS "isPing", e.payload
+     SELECT c.id, c.webhook_id AS "webhookId", c.attempts, c.lease_token AS "leaseToken", c.is_ping AS "isPing", e.payload,
+            c.version AS "webhookVersion"
      FROM claimed c JOIN webhook_events e ON e.id = c.event_id
      ORDER BY c.id`,
     [limit, leaseMs, excludedWebhookIds, perWebhook, turnAfter],
@@ -73,27 +79,62 @@ export async function claimDueDeliveries(db: Queryable, claim: ClaimRequest): Pr
   return rows;
 }
 
+export interface RecordedAttempts {
+  /** Outcomes that applied (an outcome whose lease had passed to another claim changes nothing). */
+  recorded: number;
+  /**
+   * Webhooks for which, in this batch, a delivery ended `failed` and none was sent, whose attempts have been failing
+   * for at least `autoDisableAfterMs`: the ones to disable (see disableFailingWebhooks), checked again there.
+   */
+  failingWebhookIds: number[];
+}
+
 /**
  * Writes many attempt outcomes in one statement. Each applies only to the claim it belongs to (`lease_token`):
  * an outcome that arrives after its lease ran out and another process claimed the row again changes nothing.
+ *
+ * The same statement keeps each webhook's `failing_since` (pings aside: they are an admin's probe, not traffic):
+ * set to the batch's first failed attempt when it was not set, cleared when the batch has a sent delivery. Only
+ * those changes write a webhook row, so a webhook that keeps succeeding (or keeps failing) costs no write and no
+ * round trip beyond the outcomes' own. Two such changes racing for two webhooks' rows in opposite orders can
+ * deadlock; PostgreSQL then aborts one statement, and the outcome writer writes it again (it keeps its batch).
  */
-export async function recordAttempts(db: Queryable, records: readonly AttemptRecord[]): Promise<number> {
-  if (records.length === 0) return 0;
-  const { rowCount } = await db.query(
-    `UPDATE webhook_deliveries d SET
-       status = u.status,
-       next_attempt_at = CASE WHEN u.status = 'pending' THEN to_timestamp(u.next_attempt_at / 1000.0) END,
-       locked_until = NULL,
-       last_attempt_at = to_timestamp(u.attempted_at / 1000.0),
-       sent_date = CASE WHEN u.status = 'sent' THEN to_timestamp(u.attempted_at / 1000.0) ELSE d.sent_date END,
-       finished_at = CASE WHEN u.status = 'pending' THEN NULL ELSE to_timestamp(u.attempted_at / 1000.0) END,
-       response_status = u.response_status,
-       error = CASE WHEN u.status = 'sent' THEN NULL ELSE u.error END,
-       attempt_log = d.attempt_log || jsonb_build_array(u.log_entry::jsonb),
-       updated_at = now()
-     FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[], $5::float8[], $6::int[], $7::text[], $8::text[])
-       AS u(id, lease_token, status, next_attempt_at, attempted_at, response_status, error, log_entry)
-     WHERE d.id = u.id AND d.lease_token = u.lease_token`,
+export async function recordAttempts(db: Queryable, records: readonly AttemptRecord[], autoDisableAfterMs = 0): Promise<RecordedAttempts> {
+  if (records.length === 0) return { recorded: 0, failingWebhookIds: [] };
+  const { rows } = await db.query<RecordedAttempts>(
+    `WITH recorded AS (
+       UPDATE webhook_deliveries d SET
+         status = u.status,
+         next_attempt_at = CASE WHEN u.status = 'pending' THEN to_timestamp(u.next_attempt_at / 1000.0) END,
+         locked_until = NULL,
+         last_attempt_at = to_timestamp(u.attempted_at / 1000.0),
+         sent_date = CASE WHEN u.status = 'sent' THEN to_timestamp(u.attempted_at / 1000.0) ELSE d.sent_date END,
+         finished_at = CASE WHEN u.status = 'pending' THEN NULL ELSE to_timestamp(u.attempted_at / 1000.0) END,
+         response_status = u.response_status,
+         error = CASE WHEN u.status = 'sent' THEN NULL ELSE u.error END,
+         attempt_log = d.attempt_log || jsonb_build_array(u.log_entry::jsonb),
+         updated_at = now()
+       FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[], $5::float8[], $6::int[], $7::text[], $8::text[])
+         AS u(id, lease_token, status, next_attempt_at, attempted_at, response_status, error, log_entry)
+       WHERE d.id = u.id AND d.lease_token = u.lease_token
+       RETURNING d.webhook_id, d.status, d.is_ping, u.attempted_at
+     ), outcomes AS (
+       SELECT webhook_id, bool_or(status = 'sent') AS any_sent, bool_or(status = 'failed') AS any_ended_failed,
+              to_timestamp(min(attempted_at) FILTER (WHERE status <> 'sent') / 1000.0) AS first_failure
+       FROM recorded WHERE NOT is_ping GROUP BY webhook_id
+     ), health AS (
+       UPDATE webhooks w SET failing_since = CASE WHEN o.any_sent THEN NULL ELSE o.first_failure END
+       FROM outcomes o
+       WHERE w.id = o.webhook_id AND CASE WHEN o.any_sent THEN w.failing_since IS NOT NULL ELSE w.failing_since IS NULL END
+     )
+     SELECT (SELECT count(*) FROM recorded)::int AS recorded,
+            ARRAY(
+              -- The webhook rows as they were before this statement: a failing_since set just now is first_failure.
+              SELECT o.webhook_id FROM outcomes o JOIN webhooks w ON w.id = o.webhook_id
+              WHERE $9::float8 > 0 AND o.any_ended_failed AND NOT o.any_sent AND w.enabled
+                AND COALESCE(w.failing_since, o.first_failure) <= now() - $9::float8 * interval '1 millisecond'
+              ORDER BY o.webhook_id
+            ) AS "failingWebhookIds"`,
     [
       records.map((r) => r.id),
       records.map((r) => r.leaseToken),
@@ -103,9 +144,10 @@ export async function recordAttempts(db: Queryable, records: readonly AttemptRec
       records.map((r) => r.responseStatus),
       records.map((r) => r.error),
       records.map((r) => JSON.stringify(r.logEntry)),
+      autoDisableAfterMs,
     ],
   );
-  return rowCount;
+  return rows[0]!;
 }
 
 /** Gives back claims that were never attempted (a stopping worker's queue): due now, the attempt uncounted. */

@@ -6,8 +6,11 @@ import type { EventType } from './events.js';
 /** An event as the domain produced it, its payload already rendered. */
 export interface DomainEvent {
   eventType: EventType;
-  sourceKey: string;
+  /** Null for an event of no data source (webhookDisabled): only subscriptions without a sourceKey get it. */
+  sourceKey: string | null;
   payload: string;
+  /** Webhooks that never get this event whatever they subscribe to (a disabled webhook is not told of itself). */
+  excludedWebhookIds?: readonly number[];
 }
 
 interface Subscription {
@@ -56,7 +59,7 @@ export async function enqueueEvents(tx: Queryable, events: readonly DomainEvent[
 
   const subscribers = new Map<string, number[]>(); // `${eventType}\0${sourceKey}` → webhook ids, for repeated pairs
   const subscribersOf = (event: DomainEvent): number[] => {
-    const key = `${event.eventType}\0${event.sourceKey}`;
+    const key = `${event.eventType}\0${event.sourceKey ?? ''}`;
     let ids = subscribers.get(key);
     if (!ids) {
       const set = new Set<number>();
@@ -66,7 +69,8 @@ export async function enqueueEvents(tx: Queryable, events: readonly DomainEvent[
       ids = [...set];
       subscribers.set(key, ids);
     }
-    return ids;
+    const excluded = event.excludedWebhookIds;
+    return excluded === undefined || excluded.length === 0 ? ids : ids.filter((id) => !excluded.includes(id));
   };
 
   const kept = events.map((event) => ({ event, webhookIds: subscribersOf(event) })).filter((e) => e.webhookIds.length > 0);
@@ -98,14 +102,18 @@ export async function enqueueEvents(tx: Queryable, events: readonly DomainEvent[
   return { deliveries: deliveryWebhookIds.length };
 }
 
-/** A ping: its event and its delivery, created already claimed by the caller, who attempts it at once. */
+/**
+ * A ping: its event and its delivery, created already claimed by the caller, who attempts it at once, whether the
+ * webhook is enabled or not (a ping is how an admin checks a receiver before enabling its webhook).
+ */
 export async function enqueuePing(db: Database, webhookId: number, payload: string, leaseMs: number): Promise<ClaimedDelivery> {
   return db.transaction(async (tx) => {
     const { rows: events } = await tx.query<{ id: number }>(`INSERT INTO webhook_events (event_type, payload) VALUES ('ping', $1) RETURNING id`, [payload]);
     const { rows } = await tx.query<ClaimedDelivery>(
       `INSERT INTO webhook_deliveries (webhook_id, event_id, is_ping, attempts, lease_token, locked_until, next_attempt_at)
        VALUES ($1, $2, true, 1, 1, now() + $3 * interval '1 millisecond', now())
-       RETURNING id, webhook_id AS "webhookId", attempts, lease_token AS "leaseToken", is_ping AS "isPing"`,
+       RETURNING id, webhook_id AS "webhookId", attempts, lease_token AS "leaseToken", is_ping AS "isPing",
+         (SELECT version FROM webhooks WHERE id = $1) AS "webhookVersion"`,
       [webhookId, events[0]!.id, leaseMs],
     );
     return { ...rows[0]!, payload };

@@ -3,8 +3,13 @@
  * attempt sends. Key order is the contract's: JSON.stringify keeps the insertion order of the literals below.
  */
 
-export const EVENT_TYPES = ['newCase', 'newMatch', 'caseStatusChange'] as const;
+/** The events of Linkurious Enterprise: what a webhook created without `events` gets (LKE clients expect no more). */
+export const LKE_EVENT_TYPES = ['newCase', 'newMatch', 'caseStatusChange'] as const;
+/** Every event a webhook may subscribe to. `webhookDisabled` has no data source (no `sourceKey`). */
+export const EVENT_TYPES = [...LKE_EVENT_TYPES, 'webhookDisabled'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+/** The event types that carry no `sourceKey`: a subscription to one of them with a sourceKey would never match. */
+export const SOURCELESS_EVENT_TYPES: readonly EventType[] = ['webhookDisabled'];
 
 export interface AlertSummary {
   id: number;
@@ -87,4 +92,18 @@ export function renderCaseStatusChange(
 
 export function renderPing(webhookId: number): string {
   return JSON.stringify({ eventType: 'ping', data: { webhookId } });
+}
+
+export interface DisabledWebhookSnapshot {
+  id: number;
+  url: string;
+  description: string;
+}
+
+/** A webhook was disabled automatically: told to the other webhooks subscribed to `webhookDisabled`. */
+export function renderWebhookDisabled(webhook: DisabledWebhookSnapshot, reason: string, disabledAt: Date): string {
+  return JSON.stringify({
+    eventType: 'webhookDisabled',
+    data: { webhook: { id: webhook.id, url: webhook.url, description: webhook.description }, reason, disabledAt: disabledAt.toISOString() },
+  });
 }

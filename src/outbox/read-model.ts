@@ -7,6 +7,8 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export interface AttemptLogEntry {
   attemptedAt: string;
+  /** Where this attempt went: a webhook's URL can change (absent from entries written before it was recorded). */
+  url?: string;
   durationMs: number;
   responseStatus?: number;
   error?: string;
@@ -93,4 +95,17 @@ export async function findDelivery(db: Queryable, webhookId: number, deliveryId:
   );
   if (!rows[0]) throw notFound('delivery', deliveryId);
   return toDelivery(rows[0]);
+}
+
+export type DeliveryCounts = Record<DeliveryStatus, number>;
+
+/** How many deliveries a webhook has in each status: what deleting it would take with it. */
+export async function countDeliveriesByStatus(db: Queryable, webhookId: number): Promise<DeliveryCounts> {
+  const { rows } = await db.query<{ status: DeliveryStatus; count: number }>(
+    'SELECT status, count(*) AS count FROM webhook_deliveries WHERE webhook_id = $1 GROUP BY status',
+    [webhookId],
+  );
+  const counts: DeliveryCounts = { pending: 0, sent: 0, failed: 0 };
+  for (const row of rows) counts[row.status] = row.count;
+  return counts;
 }

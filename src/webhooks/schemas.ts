@@ -8,6 +8,7 @@ export const DeliveryParams = Type.Object({ webhookId: PositiveId, deliveryId: B
 
 const AttemptSchema = Type.Object({
   attemptedAt: Timestamp,
+  url: Type.Optional(Type.String({ description: 'where this attempt went (absent from attempts made before it was recorded)' })),
   durationMs: Type.Integer(),
   responseStatus: Type.Optional(Type.Integer()),
   error: Type.Optional(Type.String()),

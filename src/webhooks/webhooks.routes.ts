@@ -2,8 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SettingsStore } from '../config/settings-store.js';
 import type { Database } from '../db/database.js';
+import { invalidParameter } from '../errors.js';
 import { noContent } from '../http/no-content.js';
 import { errorResponses, Paging, PagingParams, pageOf, Timestamp } from '../http/schemas.js';
+import type { ReceiverPolicy } from '../network/receiver-policy.js';
 import { EVENT_TYPES } from '../outbox/events.js';
 import { DELIVERY_STATUSES, findDelivery, listDeliveries } from '../outbox/read-model.js';
 import { MAX_SOURCE_KEY_LENGTH } from '../sources/sources.js';
@@ -12,33 +14,59 @@ import { DeliveryParams, DeliverySchema, WebhookParams } from './schemas.js';
 import {
   createWebhook,
   deleteWebhook,
-  findWebhookTarget,
+  findWebhook,
   listWebhooks,
   listWebhooksPage,
+  MAX_DESCRIPTION_LENGTH,
   MAX_SECRET_LENGTH,
+  MAX_SECRET_OVERLAP_MS,
   MAX_URL_LENGTH,
   MIN_SECRET_LENGTH,
+  requireWebhook,
+  rotateWebhookSecret,
+  updateWebhook,
 } from './webhooks.js';
 
 const WebhookEventSchema = Type.Object({
   eventType: Type.Enum([...EVENT_TYPES]),
   sourceKey: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_SOURCE_KEY_LENGTH })),
 });
-const WebhookSchema = Type.Object({
+const Url = Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH });
+const Events = Type.Array(WebhookEventSchema, { maxItems: 1000 });
+const Description = Type.String({ maxLength: MAX_DESCRIPTION_LENGTH });
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+/** The Linkurious Enterprise webhook (id, url, events, createdAt, updatedAt) and what this service adds to it. */
+const webhookFields = {
   id: Type.Integer(),
   url: Type.String(),
+  description: Type.String({ description: '"" when none was given' }),
   events: Type.Array(WebhookEventSchema),
+  enabled: Type.Boolean(),
+  disabledAt: NullableTimestamp,
+  disabledReason: Type.Union([Type.String({ description: '"by <username>" or "automatically after …"' }), Type.Null()]),
+  previousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], { description: 'until when the secret before the last rotation still signs' }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+};
+const WebhookSchema = Type.Object(webhookFields);
+const WebhookDetailsSchema = Type.Object({
+  ...webhookFields,
+  deliveryCounts: Type.Object(
+    { pending: Type.Integer(), sent: Type.Integer(), failed: Type.Integer() },
+    { description: 'its deliveries by status: what deleting it takes with it' },
+  ),
 });
 
 export interface WebhookRoutesOptions {
   db: Database;
   settings: SettingsStore;
+  /** Checked when a webhook is created or its URL changed (RECEIVER_*). */
+  receiverPolicy: ReceiverPolicy;
 }
 
 /** Webhooks administration (contract §4). Admin only, each route declaring it; all refused while the feature is off. */
-export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = async (app, { db, settings }) => {
+export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = async (app, { db, settings, receiverPolicy }) => {
   app.addHook('preHandler', requireWebhooksEnabled(settings));
 
   app.post(
@@ -47,16 +75,17 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
       config: { access: 'admin' },
       schema: {
         tags: ['webhooks'],
-        summary: 'Register a webhook; `events` left out means every event on any data source',
+        summary: 'Register a webhook; `events` left out means newCase, newMatch and caseStatusChange on any data source',
         body: Type.Object({
-          url: Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH }),
+          url: Url,
           secret: Type.String({ minLength: MIN_SECRET_LENGTH, maxLength: MAX_SECRET_LENGTH }),
-          events: Type.Optional(Type.Array(WebhookEventSchema, { maxItems: 1000 })),
+          events: Type.Optional(Events),
+          description: Type.Optional(Description),
         }),
         response: { 201: WebhookSchema, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request, reply) => reply.status(201).send(await createWebhook(db, request.body)),
+    async (request, reply) => reply.status(201).send(await createWebhook(db, request.body, { receiverPolicy })),
   );
 
   app.get(
@@ -81,6 +110,80 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
       if (request.query.offset === undefined && request.query.limit === undefined) return { items: await listWebhooks(db) };
       return listWebhooksPage(db, pageOf(request.query));
     },
+  );
+
+  app.get(
+    '/api/admin/webhooks/:webhookId',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'One webhook, with its delivery counts by status (ext)',
+        params: WebhookParams,
+        response: { 200: WebhookDetailsSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => findWebhook(db, request.params.webhookId),
+  );
+
+  app.patch(
+    '/api/admin/webhooks/:webhookId',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Change a webhook: any of url, events, enabled, description, checked as at creation; all or nothing (ext)',
+        description:
+          'A new url or events apply to events recorded from then on; recorded deliveries keep their payload and go to the ' +
+          'current url. Disabled, its deliveries are still recorded but none is sent; enabled again, what waited is sent, oldest first.',
+        params: WebhookParams,
+        body: Type.Object({
+          url: Type.Optional(Url),
+          events: Type.Optional(Events),
+          enabled: Type.Optional(Type.Boolean()),
+          description: Type.Optional(Description),
+        }),
+        response: { 200: WebhookDetailsSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+      // Unknown fields are dropped by the validator, as on every route; a secret is refused instead, so that nobody
+      // believes it changed: it changes by rotation, which keeps the previous one signing meanwhile.
+      preValidation: async (request) => {
+        if (typeof request.body === 'object' && request.body !== null && Object.hasOwn(request.body, 'secret')) {
+          throw invalidParameter('secret cannot be changed by PATCH: rotate it with POST /api/admin/webhooks/:webhookId/secret');
+        }
+      },
+    },
+    async (request) => updateWebhook(db, request.params.webhookId, request.body, { receiverPolicy, actor: request.principal!.username }),
+  );
+
+  app.post(
+    '/api/admin/webhooks/:webhookId/secret',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Rotate the secret: the previous one keeps signing besides the new one for overlapMs (ext)',
+        description:
+          'Without `secret`, one is generated (32 random bytes, base64url) and answered this once. During the overlap ' +
+          '`webhook-signature` carries both signatures (`v1,<new> v1,<previous>`) and `X-Payload-HMAC` the new secret\'s.',
+        params: WebhookParams,
+        body: Type.Object({
+          secret: Type.Optional(Type.String({ minLength: MIN_SECRET_LENGTH, maxLength: MAX_SECRET_LENGTH })),
+          overlapMs: Type.Optional(
+            Type.Integer({ minimum: 0, maximum: MAX_SECRET_OVERLAP_MS, description: 'default 86400000 (24 h); 0 drops the previous secret at once' }),
+          ),
+        }),
+        response: {
+          200: Type.Object({
+            webhookId: Type.Integer(),
+            secret: Type.Optional(Type.String({ description: 'only when generated: shown this once' })),
+            previousSecretExpiresAt: NullableTimestamp,
+          }),
+          ...errorResponses(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) => rotateWebhookSecret(db, request.params.webhookId, request.body),
   );
 
   app.delete(
@@ -114,7 +217,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
     },
     async (request) => {
       const { webhookId } = request.params;
-      await findWebhookTarget(db, webhookId);
+      await requireWebhook(db, webhookId);
       return listDeliveries(db, webhookId, { ...pageOf(request.query), status: request.query.status });
     },
   );
@@ -132,7 +235,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
     },
     async (request) => {
       const { webhookId, deliveryId } = request.params;
-      await findWebhookTarget(db, webhookId);
+      await requireWebhook(db, webhookId);
       return findDelivery(db, webhookId, deliveryId);
     },
   );

@@ -1,10 +1,14 @@
-import { requireDataSources } from '../sources/sources.js';
+import { randomBytes } from 'node:crypto';
 import { AdvisoryLock } from '../db/advisory-locks.js';
 import type { Database, Queryable } from '../db/database.js';
 import { invalidParameter, notFound } from '../errors.js';
 import { MAX_WEBHOOKS } from '../limits.js';
-import { EVENT_TYPES, type EventType } from '../outbox/events.js';
+import type { ReceiverPolicy } from '../network/receiver-policy.js';
+import { checkReceiverUrlAgainstPolicy } from '../network/receiver-url-check.js';
+import { LKE_EVENT_TYPES, SOURCELESS_EVENT_TYPES, type EventType } from '../outbox/events.js';
 import { purgeWebhookDeliveries } from '../outbox/purge.js';
+import { countDeliveriesByStatus, type DeliveryCounts } from '../outbox/read-model.js';
+import { requireDataSources } from '../sources/sources.js';
 
 export interface WebhookEvent {
   eventType: EventType;
@@ -15,19 +19,35 @@ export interface WebhookEvent {
 export interface Webhook {
   id: number;
   url: string;
+  /** `""` when none was given. */
+  description: string;
   events: WebhookEvent[];
+  enabled: boolean;
+  /** When and why it was disabled; null while enabled. */
+  disabledAt: string | null;
+  disabledReason: string | null;
+  /** Until when the secret before the last rotation still signs; null when no overlap is running. */
+  previousSecretExpiresAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
 
-/** Where a webhook's deliveries go and the secret they are signed with. */
+/** The read of one webhook: what deleting it would take with it besides. */
+export interface WebhookDetails extends Webhook {
+  deliveryCounts: DeliveryCounts;
+}
+
+/**
+ * Where a webhook's deliveries go and the secrets they are signed with. Every read of the secret columns is in this
+ * file (and every write): sealing them at rest (issue 11) changes this file alone.
+ */
 export interface WebhookEndpoint {
   url: string;
   secret: string;
-}
-
-export interface WebhookTarget extends WebhookEndpoint {
-  id: number;
+  /** The secret before the last rotation, while its overlap runs: it signs too, until `expiresAt` (epoch ms). */
+  previousSecret?: { secret: string; expiresAt: number };
+  /** Moved by every change of the above (and of `enabled`): see claimDueDeliveries. */
+  version: number;
 }
 
 export const MAX_URL_LENGTH = 2048;
@@ -37,6 +57,23 @@ export const MAX_SECRET_LENGTH = 1024;
  * rule keep working, since nothing checks a secret's length when signing.
  */
 export const MIN_SECRET_LENGTH = 16;
+export const MAX_DESCRIPTION_LENGTH = 500;
+/** How long the previous secret keeps signing after a rotation, unless told: a day, for receivers to move. */
+export const DEFAULT_SECRET_OVERLAP_MS = 86_400_000;
+export const MAX_SECRET_OVERLAP_MS = 604_800_000;
+
+/** A new secret (creation, rotation), counted in characters (code points), as the route schemas count them. */
+export function checkSecret(secret: string): string {
+  const length = [...secret].length;
+  if (length < MIN_SECRET_LENGTH) throw invalidParameter(`secret must be at least ${MIN_SECRET_LENGTH} characters long`);
+  if (length > MAX_SECRET_LENGTH) throw invalidParameter(`secret must be at most ${MAX_SECRET_LENGTH} characters long`);
+  return secret;
+}
+
+export function checkDescription(description: string): string {
+  if ([...description].length > MAX_DESCRIPTION_LENGTH) throw invalidParameter(`description must be at most ${MAX_DESCRIPTION_LENGTH} characters long`);
+  return description;
+}
 
 export function checkReceiverUrl(url: string): string {
   if (url.length > MAX_URL_LENGTH) throw invalidParameter(`url must be at most ${MAX_URL_LENGTH} characters`);
@@ -51,13 +88,20 @@ export function checkReceiverUrl(url: string): string {
   return url;
 }
 
-/** Left out means all three event types on any data source; duplicates are merged, first occurrence kept. */
+/**
+ * Left out means the three Linkurious Enterprise event types on any data source (never webhookDisabled: an LKE
+ * client gets what it always got); duplicates are merged, first occurrence kept. A sourceKey on an event that has
+ * none (webhookDisabled) is refused rather than kept as an entry that could never match.
+ */
 export function normaliseEvents(events: WebhookEvent[] | undefined): WebhookEvent[] {
-  if (events === undefined) return EVENT_TYPES.map((eventType) => ({ eventType }));
+  if (events === undefined) return LKE_EVENT_TYPES.map((eventType) => ({ eventType }));
   if (events.length === 0) throw invalidParameter('events must have at least 1 item (leave it out to subscribe to every event)');
   const seen = new Set<string>();
   const merged: WebhookEvent[] = [];
-  for (const event of events) {
+  for (const [i, event] of events.entries()) {
+    if (event.sourceKey !== undefined && SOURCELESS_EVENT_TYPES.includes(event.eventType)) {
+      throw invalidParameter(`events[${i}].sourceKey must be left out for ${event.eventType}: that event belongs to no data source`);
+    }
     const key = `${event.eventType}\0${event.sourceKey ?? ''}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -66,13 +110,20 @@ export function normaliseEvents(events: WebhookEvent[] | undefined): WebhookEven
   return merged;
 }
 
-export async function createWebhook(db: Database, input: { url: string; secret: string; events?: WebhookEvent[] | undefined }): Promise<Webhook> {
+export interface NewWebhook {
+  url: string;
+  secret: string;
+  events?: WebhookEvent[] | undefined;
+  description?: string | undefined;
+}
+
+export async function createWebhook(db: Database, input: NewWebhook, { receiverPolicy }: { receiverPolicy: ReceiverPolicy }): Promise<Webhook> {
   const url = checkReceiverUrl(input.url);
-  // In characters (code points), as the route schema counts them.
-  const secretLength = [...input.secret].length;
-  if (secretLength < MIN_SECRET_LENGTH) throw invalidParameter(`secret must be at least ${MIN_SECRET_LENGTH} characters long`);
-  if (secretLength > MAX_SECRET_LENGTH) throw invalidParameter(`secret must be at most ${MAX_SECRET_LENGTH} characters long`);
+  const secret = checkSecret(input.secret);
+  const description = checkDescription(input.description ?? '');
   const events = normaliseEvents(input.events);
+  // Before the transaction: it may wait for DNS, and holds no lock meanwhile.
+  await checkReceiverUrlAgainstPolicy(url, receiverPolicy);
   const id = await db.transaction(async (tx) => {
     // Counted under a lock held to the commit, so two creations at once cannot both see room for one more.
     await tx.query('SELECT pg_advisory_xact_lock($1)', [AdvisoryLock.webhookCreation]);
@@ -81,21 +132,124 @@ export async function createWebhook(db: Database, input: { url: string; secret: 
       throw invalidParameter(`an installation may have at most ${MAX_WEBHOOKS} webhooks (every event is sent to each): delete one before adding another`);
     }
     await requireDataSources(tx, events.flatMap((e) => (e.sourceKey === undefined ? [] : [e.sourceKey])));
-    const { rows } = await tx.query<{ id: number }>('INSERT INTO webhooks (url, secret) VALUES ($1, $2) RETURNING id', [url, input.secret]);
+    const { rows } = await tx.query<{ id: number }>('INSERT INTO webhooks (url, secret, description) VALUES ($1, $2, $3) RETURNING id', [url, secret, description]);
     const webhookId = rows[0]!.id;
-    await tx.query(
-      `INSERT INTO webhook_subscriptions (webhook_id, position, event_type, source_key)
-       SELECT $1, position - 1, event_type, source_key FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS e(event_type, source_key, position)`,
-      [webhookId, events.map((e) => e.eventType), events.map((e) => e.sourceKey ?? null)],
-    );
+    await writeSubscriptions(tx, webhookId, events);
     return webhookId;
   });
   return (await listWebhooks(db, id))[0]!;
 }
 
+async function writeSubscriptions(tx: Queryable, webhookId: number, events: readonly WebhookEvent[]): Promise<void> {
+  await tx.query(
+    `INSERT INTO webhook_subscriptions (webhook_id, position, event_type, source_key)
+     SELECT $1, position - 1, event_type, source_key FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS e(event_type, source_key, position)`,
+    [webhookId, events.map((e) => e.eventType), events.map((e) => e.sourceKey ?? null)],
+  );
+}
+
+export interface WebhookChange {
+  url?: string | undefined;
+  events?: WebhookEvent[] | undefined;
+  enabled?: boolean | undefined;
+  description?: string | undefined;
+}
+
+/**
+ * Changes any of url, events, enabled and description, each checked as at creation, all or nothing. New events
+ * and a new URL apply to what happens from then on: recorded deliveries keep their payload, and go to the URL the
+ * webhook has when they are attempted. Disabling records who did it (`by <username>`); enabling sends what waited,
+ * and starts the failure count afresh, as does a new URL (the failures were the old receiver's).
+ */
+export async function updateWebhook(
+  db: Database,
+  id: number,
+  change: WebhookChange,
+  { receiverPolicy, actor }: { receiverPolicy: ReceiverPolicy; actor: string },
+): Promise<WebhookDetails> {
+  const url = change.url === undefined ? undefined : checkReceiverUrl(change.url);
+  const events = change.events === undefined ? undefined : normaliseEvents(change.events);
+  const description = change.description === undefined ? undefined : checkDescription(change.description);
+  const enabled = change.enabled;
+  if (url !== undefined && url !== (await readUrl(db, id))) await checkReceiverUrlAgainstPolicy(url, receiverPolicy);
+  if (url !== undefined || events !== undefined || description !== undefined || enabled !== undefined) {
+    await db.transaction(async (tx) => {
+      const { rows } = await tx.query('SELECT 1 FROM webhooks WHERE id = $1 FOR UPDATE', [id]);
+      if (rows.length === 0) throw notFound('webhook', id);
+      if (events !== undefined) {
+        await requireDataSources(tx, events.flatMap((e) => (e.sourceKey === undefined ? [] : [e.sourceKey])));
+        await tx.query('DELETE FROM webhook_subscriptions WHERE webhook_id = $1', [id]);
+        await writeSubscriptions(tx, id, events);
+      }
+      // Every SET expression reads the row as it was: `enabled` there is the value before this change.
+      await tx.query(
+        `UPDATE webhooks SET
+           url = COALESCE($2, url),
+           description = COALESCE($3, description),
+           enabled = COALESCE($4, enabled),
+           disabled_at = CASE WHEN $4::boolean IS NULL THEN disabled_at WHEN $4 THEN NULL WHEN enabled THEN now() ELSE disabled_at END,
+           disabled_reason = CASE WHEN $4::boolean IS NULL THEN disabled_reason WHEN $4 THEN NULL WHEN enabled THEN $5 ELSE disabled_reason END,
+           failing_since = CASE WHEN ($4 AND NOT enabled) OR $2 <> url THEN NULL ELSE failing_since END,
+           version = version + 1,
+           updated_at = now()
+         WHERE id = $1`,
+        [id, url ?? null, description ?? null, enabled ?? null, `by ${actor}`],
+      );
+    });
+  }
+  return findWebhook(db, id);
+}
+
+async function readUrl(db: Queryable, id: number): Promise<string> {
+  const { rows } = await db.query<{ url: string }>('SELECT url FROM webhooks WHERE id = $1', [id]);
+  if (!rows[0]) throw notFound('webhook', id);
+  return rows[0].url;
+}
+
+export interface SecretRotation {
+  webhookId: number;
+  /** Only when generated here: the one time it is ever shown. */
+  secret?: string;
+  previousSecretExpiresAt: string | null;
+}
+
+/**
+ * Sets a new secret (the one given, or 32 random bytes as base64url, answered once) and keeps the current one
+ * signing for `overlapMs` besides it (0: dropped at once). A rotation during an overlap drops the older secret:
+ * two secrets at most sign a delivery. No `whsec_` prefix on a generated secret: both signatures key on the
+ * secret's UTF-8 bytes, and Standard Webhooks libraries would strip such a prefix and base64-decode the rest.
+ */
+export async function rotateWebhookSecret(
+  db: Queryable,
+  id: number,
+  { secret, overlapMs = DEFAULT_SECRET_OVERLAP_MS }: { secret?: string | undefined; overlapMs?: number | undefined },
+): Promise<SecretRotation> {
+  if (!Number.isSafeInteger(overlapMs) || overlapMs < 0 || overlapMs > MAX_SECRET_OVERLAP_MS) {
+    throw invalidParameter(`overlapMs must be an integer from 0 to ${MAX_SECRET_OVERLAP_MS} (7 days)`);
+  }
+  const next = secret === undefined ? randomBytes(32).toString('base64url') : checkSecret(secret);
+  // `secret` on the right-hand side is the current one: every SET expression reads the row as it was.
+  const { rows } = await db.query<{ previous_secret_expires_at: Date | null }>(
+    `UPDATE webhooks SET
+       previous_secret = CASE WHEN $3::float8 > 0 THEN secret END,
+       previous_secret_expires_at = CASE WHEN $3::float8 > 0 THEN now() + $3::float8 * interval '1 millisecond' END,
+       secret = $2, version = version + 1, updated_at = now()
+     WHERE id = $1 RETURNING previous_secret_expires_at`,
+    [id, next, overlapMs],
+  );
+  if (!rows[0]) throw notFound('webhook', id);
+  const previousSecretExpiresAt = rows[0].previous_secret_expires_at?.toISOString() ?? null;
+  return secret === undefined ? { webhookId: id, secret: next, previousSecretExpiresAt } : { webhookId: id, previousSecretExpiresAt };
+}
+
 interface WebhookRow {
   id: number;
   url: string;
+  description: string;
+  enabled: boolean;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+  previous_secret_expires_at: Date | null;
   created_at: Date;
   updated_at: Date;
   events: { eventType: EventType; sourceKey: string | null }[];
@@ -104,7 +258,8 @@ interface WebhookRow {
 /** Oldest first: all of them, one page of them, or the one webhook `id`. */
 export async function listWebhooks(db: Queryable, id?: number, page?: { offset: number; limit: number }): Promise<Webhook[]> {
   const { rows } = await db.query<WebhookRow>(
-    `SELECT w.id, w.url, w.created_at, w.updated_at,
+    `SELECT w.id, w.url, w.description, w.enabled, w.disabled_at, w.disabled_reason, w.created_at, w.updated_at,
+            CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_expires_at END AS previous_secret_expires_at,
             COALESCE((SELECT jsonb_agg(jsonb_build_object('eventType', s.event_type, 'sourceKey', s.source_key) ORDER BY s.position)
                       FROM webhook_subscriptions s WHERE s.webhook_id = w.id), '[]') AS events
      FROM webhooks w WHERE ($1::int IS NULL OR w.id = $1) ORDER BY w.id OFFSET $2 LIMIT $3`,
@@ -113,34 +268,60 @@ export async function listWebhooks(db: Queryable, id?: number, page?: { offset: 
   return rows.map((row) => ({
     id: row.id,
     url: row.url,
+    description: row.description,
     events: row.events.map((e) => (e.sourceKey === null ? { eventType: e.eventType } : { eventType: e.eventType, sourceKey: e.sourceKey })),
+    enabled: row.enabled,
+    disabledAt: row.disabled_at?.toISOString() ?? null,
+    disabledReason: row.disabled_reason,
+    previousSecretExpiresAt: row.previous_secret_expires_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   }));
 }
 
-/** The endpoints of those of `ids` that exist, with their secrets, for signing. */
-export async function findWebhookEndpoints(db: Queryable, ids: readonly number[]): Promise<Map<number, WebhookEndpoint>> {
-  const { rows } = await db.query<WebhookTarget>('SELECT id, url, secret FROM webhooks WHERE id = ANY($1::int[])', [ids]);
-  return new Map(rows.map((r) => [r.id, { url: r.url, secret: r.secret }]));
+/** One webhook with its delivery counts by status; 404 when it does not exist. */
+export async function findWebhook(db: Queryable, id: number): Promise<WebhookDetails> {
+  const webhook = (await listWebhooks(db, id))[0];
+  if (!webhook) throw notFound('webhook', id);
+  return { ...webhook, deliveryCounts: await countDeliveriesByStatus(db, id) };
 }
 
-/** The webhook with its secret, for signing; 404 when it does not exist. */
-export async function findWebhookTarget(db: Queryable, id: number): Promise<WebhookTarget> {
-  const endpoint = (await findWebhookEndpoints(db, [id])).get(id);
-  if (!endpoint) throw notFound('webhook', id);
-  return { id, ...endpoint };
+/**
+ * The endpoints of those of `ids` that exist, with their secrets, for signing: the previous secret only while its
+ * overlap runs.
+ */
+export async function findWebhookEndpoints(db: Queryable, ids: readonly number[]): Promise<Map<number, WebhookEndpoint>> {
+  const { rows } = await db.query<{ id: number; url: string; secret: string; version: number; previous_secret: string | null; previous_secret_expires_at: Date | null }>(
+    `SELECT id, url, secret, version, previous_secret, previous_secret_expires_at FROM webhooks
+     WHERE id = ANY($1::int[])`,
+    [ids],
+  );
+  return new Map(
+    rows.map((r) => {
+      const endpoint: WebhookEndpoint = { url: r.url, secret: r.secret, version: r.version };
+      const expiresAt = r.previous_secret_expires_at?.getTime();
+      if (r.previous_secret !== null && expiresAt !== undefined && expiresAt > Date.now()) endpoint.previousSecret = { secret: r.previous_secret, expiresAt };
+      return [r.id, endpoint];
+    }),
+  );
+}
+
+/** 404 unless the webhook exists. */
+export async function requireWebhook(db: Queryable, id: number): Promise<void> {
+  const { rows } = await db.query('SELECT 1 FROM webhooks WHERE id = $1', [id]);
+  if (rows.length === 0) throw notFound('webhook', id);
 }
 
 /**
  * Deletes the webhook, its deliveries and the payloads no other delivery refers to, together (the delivery
- * table has no foreign keys to cascade).
+ * table has no foreign keys to cascade). The deliveries go first: the outcome writer locks delivery rows and then
+ * (when a webhook starts or stops failing) its webhook's row, so taking them in the same order cannot deadlock.
  */
 export async function deleteWebhook(db: Database, id: number): Promise<void> {
   await db.transaction(async (tx) => {
+    await purgeWebhookDeliveries(tx, id);
     const { rowCount } = await tx.query('DELETE FROM webhooks WHERE id = $1', [id]);
     if (rowCount === 0) throw notFound('webhook', id);
-    await purgeWebhookDeliveries(tx, id);
   });
 }
 

@@ -20,6 +20,7 @@ describe('settings (contract §6)', () => {
       failedDeliveryRetentionDelayMs: 604800000,
       requestTimeoutMs: 10000,
       retryScheduleMs: [60000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000],
+      autoDisableAfterMs: 432000000,
     });
     expect((await t.anonymous.get('/api/config')).body.webhooks).toBeUndefined();
   });
@@ -35,6 +36,7 @@ describe('settings (contract §6)', () => {
       failedDeliveryRetentionDelayMs: 1000,
       requestTimeoutMs: 60000,
       retryScheduleMs: [],
+      autoDisableAfterMs: 0,
     };
     expect((await t.admin.post('/api/config', { path: 'webhooks', configuration: section })).status).toBe(204);
     expect((await t.admin.get('/api/config')).body.webhooks).toEqual(section);
@@ -64,7 +66,7 @@ describe('settings (contract §6)', () => {
     ['webhooks.retryScheduleMs', 1000, 'webhooks.retryScheduleMs must be an array of integers (milliseconds between attempts)'],
     ['webhooks.retryScheduleMs', Array(21).fill(1000), 'webhooks.retryScheduleMs must have at most 20 steps, got 21'],
     ['webhooks.retryScheduleMs', [1000, -5], 'webhooks.retryScheduleMs[1] must be an integer from 0 to 604800000, got -5'],
-    ['webhooks.colour', 'blue', 'webhooks.colour is not a setting; the webhooks options are enabled, deliveryFrequency, cleanupFrequency, deliveryRetentionDelayMs, failedDeliveryRetentionDelayMs, requestTimeoutMs, retryScheduleMs'],
+    ['webhooks.colour', 'blue', 'webhooks.colour is not a setting; the webhooks options are enabled, deliveryFrequency, cleanupFrequency, deliveryRetentionDelayMs, failedDeliveryRetentionDelayMs, requestTimeoutMs, retryScheduleMs, autoDisableAfterMs'],
     ['email', {}, 'path "email" is not a settings section this service has: use "webhooks" or "webhooks.<option>"'],
   ])('refuses %s = %j, naming the option, and changes nothing', async (path, configuration, message) => {
     const before = (await t.admin.get('/api/config')).body;

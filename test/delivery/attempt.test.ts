@@ -28,7 +28,7 @@ describe('one attempt → its record', () => {
     await receiver?.close();
   });
 
-  const endpoint = () => ({ url: receiver.url, key: createSigningKey(secret) });
+  const endpoint = () => ({ url: receiver.url, key: createSigningKey(secret), version: 1 });
   const delivery = (over: Partial<ClaimedDelivery> = {}): ClaimedDelivery => ({
     id: 41,
     webhookId: 7,
@@ -36,6 +36,7 @@ describe('one attempt → its record', () => {
     leaseToken: 3,
     isPing: false,
     payload: '{"eventType":"newCase","data":{"title":"café ✓"}}',
+    webhookVersion: 1,
     ...over,
   });
 
@@ -52,7 +53,7 @@ describe('one attempt → its record', () => {
 
     expect(record).toMatchObject({ id: 41, leaseToken: 3, status: 'sent', nextAttemptAt: null, responseStatus: 204, error: null });
     expect(record.attemptedAt).toBeGreaterThanOrEqual(before);
-    expect(record.logEntry).toEqual({ attemptedAt: new Date(record.attemptedAt).toISOString(), durationMs: expect.any(Number), responseStatus: 204 });
+    expect(record.logEntry).toEqual({ attemptedAt: new Date(record.attemptedAt).toISOString(), url: receiver.url, durationMs: expect.any(Number), responseStatus: 204 });
     // The debug line names the delivery and its outcome, never the secret.
     const line = lines.find((l) => l.includes('"deliveryId":41'));
     expect(JSON.parse(line!)).toMatchObject({ msg: 'delivery attempt', webhookId: 7, attempt: 1, outcome: 'sent', responseStatus: 204 });
@@ -87,7 +88,7 @@ describe('one attempt → its record', () => {
     const closed = await TestReceiver.start();
     const url = closed.url;
     await closed.close();
-    const record = await attemptDelivery(delivery(), { url, key: createSigningKey(secret) }, context);
+    const record = await attemptDelivery(delivery(), { url, key: createSigningKey(secret), version: 1 }, context);
     expect(record).toMatchObject({ status: 'pending', responseStatus: null });
     expect(record.error).toEqual(expect.any(String));
     expect(record.logEntry.responseStatus).toBeUndefined();

@@ -59,7 +59,7 @@ describe('delivery against a real receiver (contract §5)', () => {
     expect(delivery).toMatchObject({ status: 'sent', attempts: 1, nextAttemptAt: null, responseStatus: 204 });
     expect(delivery.error).toBeUndefined();
     expect(Date.parse(delivery.sentDate)).toBeGreaterThan(Date.now() - 10_000);
-    expect(delivery.attemptLog).toEqual([{ attemptedAt: expect.stringMatching(/Z$/), durationMs: expect.any(Number), responseStatus: 204 }]);
+    expect(delivery.attemptLog).toEqual([{ attemptedAt: expect.stringMatching(/Z$/), url: receiver.url, durationMs: expect.any(Number), responseStatus: 204 }]);
   });
 
   it('records a 500, retries at the next step, then marks it sent on a 204', async () => {

@@ -40,9 +40,9 @@ describe('claims and leases', () => {
       error: null,
       logEntry: { attemptedAt: new Date().toISOString(), durationMs: 1, responseStatus: 204 },
     }));
-    expect(await recordAttempts(t.db, stale)).toBe(0);
+    expect((await recordAttempts(t.db, stale)).recorded).toBe(0);
     // The current claim's outcome applies.
-    expect(await recordAttempts(t.db, again.map((d, i) => ({ ...stale[i]!, leaseToken: d.leaseToken })))).toBe(3);
+    expect((await recordAttempts(t.db, again.map((d, i) => ({ ...stale[i]!, leaseToken: d.leaseToken })))).recorded).toBe(3);
     const sent = await t.db.query<{ status: string; locked_until: Date | null }>('SELECT status, locked_until FROM webhook_deliveries');
     expect(sent.rows.every((r) => r.status === 'sent' && r.locked_until === null)).toBe(true);
   });

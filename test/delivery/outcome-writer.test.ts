@@ -4,6 +4,7 @@ import { createLogger } from '../../src/logger.js';
 import type { AttemptRecord, ClaimedDelivery } from '../../src/outbox/claims.js';
 import { enqueuePing } from '../../src/outbox/enqueue.js';
 import { renderPing } from '../../src/outbox/events.js';
+import { parseReceiverPolicy } from '../../src/network/receiver-policy.js';
 import { createWebhook } from '../../src/webhooks/webhooks.js';
 import { openTestDatabase, type TestDatabase } from '../support/test-service.js';
 
@@ -15,7 +16,7 @@ describe('outcome writer', () => {
   const log = createLogger('error', { write: (line: string) => void lines.push(line) });
   beforeAll(async () => {
     t = await openTestDatabase();
-    webhookId = (await createWebhook(t.db, { url: 'http://127.0.0.1:9/hook', secret: 'outcome-writer-secret' })).id;
+    webhookId = (await createWebhook(t.db, { url: 'http://127.0.0.1:9/hook', secret: 'outcome-writer-secret' }, { receiverPolicy: parseReceiverPolicy() })).id;
   });
   afterAll(async () => t?.dispose());
 

@@ -106,7 +106,8 @@ class Harness {
   /** A real `serve` process with ROLE=worker on this database. */
   worker(env: Record<string, string> = {}): CliRun {
     const database: Record<string, string> = onPostgres ? { DATABASE_URL: this.testDb.url!, DATA_DIR: '' } : { DATA_DIR: this.testDb.dataDir!, DATABASE_URL: '' };
-    const run = runCli(['serve'], { ...database, ROLE: 'worker', ADMIN_PASSWORD: 'x-admin-password', LOG_LEVEL: 'warn', ...env });
+    // METRICS_PORT 0: no health listener, so that several worker processes can run side by side.
+    const run = runCli(['serve'], { ...database, ROLE: 'worker', ADMIN_PASSWORD: 'x-admin-password', LOG_LEVEL: 'warn', METRICS_PORT: '0', ...env });
     this.workers.push(run);
     return run;
   }

@@ -19,7 +19,13 @@ describe('webhooks administration (contract §4)', () => {
     expect(response.body).toEqual({
       id: expect.any(Number),
       url: 'https://receiver.example.com/hooks?team=1',
+      description: '',
+      // The Linkurious Enterprise events only: a client that knows no others gets no others.
       events: [{ eventType: 'newCase' }, { eventType: 'newMatch' }, { eventType: 'caseStatusChange' }],
+      enabled: true,
+      disabledAt: null,
+      disabledReason: null,
+      previousSecretExpiresAt: null,
       createdAt: expect.stringMatching(/Z$/),
       updatedAt: expect.stringMatching(/Z$/),
     });
@@ -59,7 +65,7 @@ describe('webhooks administration (contract §4)', () => {
     [{ url: 'https://example.com/x', secret: 'x'.repeat(1025) }, 'invalid_parameter', 'field secret must be at most 1024 characters long'],
     [{ url: 'https://example.com/x', secret: 42 }, 'invalid_parameter', 'field secret must be a string'],
     [{ url: 'https://example.com/x', secret: SECRET, events: [] }, 'invalid_parameter', 'events must have at least 1 item (leave it out to subscribe to every event)'],
-    [{ url: 'https://example.com/x', secret: SECRET, events: [{ eventType: 'caseDeleted' }] }, 'invalid_parameter', 'field events[0].eventType must be one of "newCase", "newMatch", "caseStatusChange"'],
+    [{ url: 'https://example.com/x', secret: SECRET, events: [{ eventType: 'caseDeleted' }] }, 'invalid_parameter', 'field events[0].eventType must be one of "newCase", "newMatch", "caseStatusChange", "webhookDisabled"'],
     [{ url: 'https://example.com/x', secret: SECRET, events: [{ sourceKey: 'src' }] }, 'invalid_parameter', 'field events[0].eventType is required'],
     [{ url: 'https://example.com/x', secret: SECRET, events: [{ eventType: 'newCase', sourceKey: 'nosuch' }] }, 'dataSource_unavailable', 'no data source has the key "nosuch"'],
   ])('refuses %j and creates nothing', async (body, key, message) => {
