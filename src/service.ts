@@ -6,13 +6,17 @@ import { SettingsStore } from './config/settings-store.js';
 import { createDatabase, type Database } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import { startDeliveryEngine, type DeliveryEngine } from './delivery/engine.js';
+import { schedulesProblem } from './delivery/schedule-health.js';
 import type { Logger } from './logger.js';
+import { loadKeyring, type Keyring } from './secrets/keyring.js';
 
 export interface Service {
   readonly app: FastifyInstance;
   readonly db: Database;
   readonly settings: SettingsStore;
   readonly engine: DeliveryEngine;
+  /** The keys webhook secrets are sealed with (SECRETS_KEY, SECRETS_KEY_FILE, or the embedded DATA_DIR/secrets.key). */
+  readonly keyring: Keyring;
   /** Stops taking requests and work, lets what is in flight finish, closes the database. */
   close(): Promise<void>;
 }
@@ -32,9 +36,28 @@ export interface ServiceOptions {
  */
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { config, logger } = options;
+  const databaseKind = options.db?.kind ?? (config.databaseUrl ? 'postgres' : 'pglite');
+  const loadKeys = () =>
+    loadKeyring({
+      databaseKind,
+      dataDir: config.dataDir,
+      secretsKey: config.secretsKey,
+      secretsKeyFile: config.secretsKeyFile,
+      secretsKeyPrevious: config.secretsKeyPrevious,
+    });
+  // On PostgreSQL the key comes first: without one the process stops here with the one-line message
+  // (SecretsKeyError), before it opens a connection. The embedded key file lives in DATA_DIR, which opening the
+  // database creates (with a clear message when it cannot) and locks against a second process.
+  let keys = databaseKind === 'postgres' ? await loadKeys() : undefined;
   const ownsDb = !options.db;
   const db = options.db ?? (await createDatabase({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: config.dataDir, logger }));
   try {
+    keys ??= await loadKeys();
+    const { keyring, origin, warnings } = keys;
+    // Never logged: the key itself (a KeyObject, which prints nothing anyway).
+    logger.info({ keyId: keyring.current.id, origin, previousKeyId: keyring.previous?.id }, 'secrets key loaded');
+    for (const warning of warnings) logger.warn(warning);
+    logger.info({ receiverPolicy: config.receiverPolicy.describe() }, 'receiver policy');
     const applied = await migrate(db, (m) => logger.info({ migration: `${m.version}_${m.name}` }, 'migration applied'));
     if (applied.length) logger.info({ count: applied.length }, 'database migrated');
 
@@ -56,8 +79,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       logger,
       scheduled: config.role !== 'api',
       worker: { concurrency: config.deliveryConcurrency, perWebhookConcurrency: config.deliveryConcurrencyPerWebhook, leaseMs: config.deliveryLeaseMs },
+      receiverPolicy: config.receiverPolicy,
     });
-    const app = await buildApp({ db, settings, config, logger, worker: engine.worker });
+    // Readiness asks whether the schedules run only where this process runs them.
+    const schedules = config.role === 'api' ? undefined : () => schedulesProblem(engine, settings.webhooks);
+    const app = await buildApp({ db, settings, config, logger, worker: engine.worker, schedules });
     await app.ready();
 
     let closed = false;
@@ -66,6 +92,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       db,
       settings,
       engine,
+      keyring,
       async close() {
         if (closed) return;
         closed = true;

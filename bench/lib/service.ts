@@ -4,6 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/**
+ * The secrets key of the service under test on PostgreSQL, where it must be given (SECRETS_KEY); a benchmark key,
+ * known to all. The embedded database makes its own key file in DATA_DIR.
+ */
+const BENCH_SECRETS_KEY = 'nGmqkT7XmK3r1UeV0u2gkV9kqWm0bRj3CeE3yW7cJvY=';
 
 /** The service under test: the compiled CLI (`serve`, see build.ts) in a process of its own, as in production. */
 export class ServiceProcess {
@@ -36,7 +41,7 @@ export class ServiceProcess {
     const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
     const child = spawn(process.execPath, [...profile, cli, 'serve'], {
       cwd: ROOT,
-      env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      env: { ...process.env, ...(env.DATABASE_URL ? { SECRETS_KEY: BENCH_SECRETS_KEY } : {}), ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const service = new ServiceProcess(child);

@@ -2,6 +2,7 @@ import type { SettingsStore } from '../config/settings-store.js';
 import type { WebhookSettings } from '../config/webhook-settings.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';
+import type { ReceiverPolicy } from '../network/receiver-policy.js';
 import { cleanupDeliveries } from './cleanup.js';
 import { RecurringTask } from './schedule.js';
 import { DeliverySender } from './sender.js';
@@ -26,9 +27,11 @@ export function startDeliveryEngine(options: {
   logger: Logger;
   scheduled: boolean;
   worker?: Partial<WorkerOptions>;
+  /** Which receiver addresses deliveries and pings may reach (RECEIVER_*); the default policy when unset. */
+  receiverPolicy?: ReceiverPolicy;
 }): DeliveryEngine {
   const { db, settings, logger } = options;
-  const sender = new DeliverySender();
+  const sender = new DeliverySender(options.receiverPolicy === undefined ? {} : { receiverPolicy: options.receiverPolicy });
   const worker = new DeliveryWorker(db, settings, sender, logger, { ...DEFAULT_WORKER_OPTIONS, ...options.worker });
   // A firing never waits for the drain: it starts one, or has the one under way claim again (see DeliveryWorker.tick).
   const delivery = new RecurringTask('delivery', async () => worker.tick(), logger);

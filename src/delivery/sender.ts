@@ -1,6 +1,9 @@
 import { StringDecoder } from 'node:string_decoder';
 import { rootCertificates } from 'node:tls';
 import { Pool, type Dispatcher } from 'undici';
+import { guardedConnector, type AddressResolver } from '../network/guarded-connector.js';
+import { RECEIVER_BLOCKED } from '../network/receiver-blocked.js';
+import { DEFAULT_RECEIVER_POLICY, type ReceiverPolicy } from '../network/receiver-policy.js';
 import { VERSION } from '../version.js';
 import { MAX_RETRY_AFTER_MS } from './retry-policy.js';
 
@@ -24,6 +27,11 @@ export interface AttemptOutcome {
   retryAfterMs?: number;
   /** Whole milliseconds from the start of the attempt to its outcome. */
   durationMs: number;
+  /**
+   * Set when the receiver policy refused the connection (no connection was made; `error` names the address and the
+   * rule). The spot for the metrics to count blocked attempts, once there are metrics; nothing reads it yet.
+   */
+  blocked?: true;
 }
 
 export interface DeliverySenderOptions {
@@ -38,6 +46,10 @@ export interface DeliverySenderOptions {
    * Node's NODE_EXTRA_CA_CERTS.
    */
   extraCaCertificates?: string;
+  /** Which receiver addresses a connection may reach, checked where it is made; default DEFAULT_RECEIVER_POLICY. */
+  receiverPolicy?: ReceiverPolicy;
+  /** Where receiver host names are resolved: dns.lookup, unless a test maps names of its own (to loopback only). */
+  resolveAddresses?: AddressResolver;
 }
 
 const DEFAULT_CONNECTIONS_PER_ORIGIN = 64;
@@ -74,6 +86,8 @@ export class DeliverySender {
   readonly #connections: number;
   readonly #maxResponseBytes: number;
   readonly #ca: string[] | undefined;
+  readonly #policy: ReceiverPolicy;
+  readonly #resolve: AddressResolver | undefined;
   readonly #pools = new Map<string, Pool>();
   readonly #urls = new Map<string, ParsedUrl>();
   /** The deadlines of the attempts in flight, checked by one sweep while there are any. */
@@ -87,6 +101,8 @@ export class DeliverySender {
     this.#maxResponseBytes = positiveInteger(options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 'maxResponseBytes');
     // A `ca` replaces the bundled roots rather than adding to them: keep them.
     this.#ca = options.extraCaCertificates === undefined ? undefined : [...rootCertificates, options.extraCaCertificates];
+    this.#policy = options.receiverPolicy ?? DEFAULT_RECEIVER_POLICY;
+    this.#resolve = options.resolveAddresses;
   }
 
   /**
@@ -125,7 +141,11 @@ export class DeliverySender {
       });
     } catch (err) {
       this.#deadlines.delete(deadline);
-      return { ok: false, error: deadline.aborted ? timedOut(timeoutMs) : describeFailure(err, url.hostname, timeoutMs), durationMs: elapsed() };
+      if (deadline.aborted) return { ok: false, error: timedOut(timeoutMs), durationMs: elapsed() };
+      const error = describeFailure(err, url.hostname, timeoutMs);
+      // A refusal by the receiver policy is a failed attempt like any other (retried: the policy, or the receiver's
+      // DNS, may change meanwhile); it is marked for the metrics to count (see AttemptOutcome.blocked).
+      return isBlocked(err) ? { ok: false, error, blocked: true, durationMs: elapsed() } : { ok: false, error, durationMs: elapsed() };
     }
 
     const { statusCode, headers: responseHeaders, body } = response;
@@ -213,15 +233,27 @@ export class DeliverySender {
     return parsed;
   }
 
-  /** The keep-alive pool of an origin, one per connect time-out (the time-out setting rarely changes). */
+  /**
+   * The keep-alive pool of an origin, one per connect time-out (the time-out setting rarely changes). Its connections
+   * are made by the guarded connector: every address is checked against the receiver policy where the connection is
+   * made, and the socket goes to the address checked (see guardedConnector). The connector carries the connect
+   * time-out (a Pool's `connectTimeout` reaches only a connector it builds itself), set to the attempt's time-out: it
+   * is what bounds the connect phase, name resolution included, since undici applies a request's abort signal (the
+   * attempt's deadline) only once the request has a connection. Connecting starts with the attempt, so the two end
+   * together (test: a resolver that never answers ends the attempt at its time-out).
+   */
   #pool(origin: string, connectTimeoutMs: number): Pool {
     const key = `${connectTimeoutMs} ${origin}`;
     let pool = this.#pools.get(key);
     if (pool === undefined || pool.closed || pool.destroyed) {
       const created = new Pool(origin, {
         connections: this.#connections,
-        connectTimeout: connectTimeoutMs,
-        ...(this.#ca === undefined ? {} : { connect: { ca: this.#ca } }),
+        connect: guardedConnector({
+          policy: this.#policy,
+          timeout: connectTimeoutMs,
+          ...(this.#ca === undefined ? {} : { ca: this.#ca }),
+          ...(this.#resolve === undefined ? {} : { resolve: this.#resolve }),
+        }),
       });
       const dropIfIdle = (): void => {
         const stats = created.stats;
@@ -386,11 +418,22 @@ function codedErrors(err: unknown, found: { code: string; message: string }[] = 
   return codedErrors((err as { cause?: unknown }).cause, found, depth + 1);
 }
 
-/** A short, safe description of a failed attempt: error codes and the host name only, never headers or the body. */
+/** Whether the receiver policy refused the connection (ReceiverBlockedError, possibly inside another error). */
+function isBlocked(err: unknown): boolean {
+  return codedErrors(err).some(({ code }) => code === RECEIVER_BLOCKED);
+}
+
+/**
+ * A short, safe description of a failed attempt: error codes, the host name and (for a policy refusal) the address and
+ * rule only, never headers or the body.
+ */
 function describeFailure(err: unknown, host: string, timeoutMs: number): string {
   const coded = codedErrors(err);
   for (const { code, message } of coded) {
     switch (code) {
+      case RECEIVER_BLOCKED:
+        // ReceiverBlockedError's own message: `blocked by receiver policy: <address> (<range>)`.
+        return message;
       case 'ECONNREFUSED':
         return 'connection refused';
       case 'ECONNRESET':

@@ -3,7 +3,7 @@ import { readProcessConfig } from '../../src/config/env.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type Service } from '../../src/service.js';
 import { createAlert, createSource, reportMatches } from '../support/fixtures.js';
-import { ADMIN_PASSWORD, ApiClient, openTestDatabase, signIn, type TestDatabase } from '../support/test-service.js';
+import { ADMIN_PASSWORD, ApiClient, openTestDatabase, secretsKeyEnv, signIn, type TestDatabase } from '../support/test-service.js';
 
 const basic = (email: string, apiKey: string) => ({ authorization: `Basic ${Buffer.from(`${email}:${apiKey}`).toString('base64')}` });
 
@@ -19,7 +19,7 @@ describe('API keys: the application is visible in the action log, /me and the lo
 
   beforeAll(async () => {
     testDb = await openTestDatabase();
-    const config = readProcessConfig({ ADMIN_PASSWORD, PUBLIC_BASE_URL: 'https://lke.example.com', ROLE: 'api' });
+    const config = readProcessConfig({ ADMIN_PASSWORD, PUBLIC_BASE_URL: 'https://lke.example.com', ROLE: 'api', ...secretsKeyEnv(testDb) });
     const logger = createLogger('info', { write: (line: string) => void logLines.push(JSON.parse(line)) });
     service = await startService({ config, logger, db: testDb.db });
     admin = await signIn(service.app, 'admin', ADMIN_PASSWORD);

@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeliverySender, parseRetryAfter } from '../../src/delivery/sender.js';
+import type { AddressResolver } from '../../src/network/guarded-connector.js';
+import { parseReceiverPolicy } from '../../src/network/receiver-policy.js';
 import { signPayload } from '../../src/delivery/signer.js';
 import { verifyPayloadHmac, verifyStandardWebhook } from '../../src/delivery/verify.js';
 import { REPO_ROOT } from '../support/processes.js';
@@ -312,6 +314,61 @@ describe('DeliverySender', () => {
       ok: false,
       error: 'request failed: sender is closed',
     });
+  });
+});
+
+// Network safety: every receiver here listens on loopback and every test resolver answers loopback addresses only, so
+// a guard that failed to refuse would still reach nothing but this machine.
+describe('DeliverySender under a receiver policy', () => {
+  const denyLoopback = parseReceiverPolicy({ RECEIVER_DENY: '127.0.0.0/8,::1/128' });
+  /** A resolver that answers `addresses` for `name` (never anything else), and counts its calls. */
+  const resolving = (name: string, addresses: string[]): AddressResolver & { calls: number } => {
+    const resolver = Object.assign(
+      async (hostname: string) => {
+        resolver.calls++;
+        if (hostname !== name) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+        return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+      },
+      { calls: 0 },
+    );
+    return resolver;
+  };
+  const portOf = (url: string) => new URL(url).port;
+
+  it('refuses a denied address before connecting: a failed attempt naming the address and the rule', async () => {
+    const server = await startServer((_req, res) => res.writeHead(204).end());
+    const sender = newSender({ receiverPolicy: denyLoopback });
+    const outcome = await sender.send(request(`${server.url}/hook`));
+    expect(outcome).toEqual({ ok: false, error: 'blocked by receiver policy: 127.0.0.1 (127.0.0.0/8 RECEIVER_DENY)', blocked: true, durationMs: expect.any(Number) });
+    // Another spelling of the same address (URL parsing reads 0x7f000001 as 127.0.0.1) is refused the same way.
+    const hex = await sender.send(request(`http://0x7f000001:${portOf(server.url)}/hook`));
+    expect(hex).toMatchObject({ ok: false, error: 'blocked by receiver policy: 127.0.0.1 (127.0.0.0/8 RECEIVER_DENY)', blocked: true });
+    expect(server.connections()).toBe(0);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses a host name whose addresses are all denied, at connect time, and sends again once allowed', async () => {
+    const server = await startServer((_req, res) => res.writeHead(204).end());
+    const url = `http://receiver.test:${portOf(server.url)}/hook`;
+    const resolver = resolving('receiver.test', ['127.0.0.1']);
+    const blocked = await newSender({ receiverPolicy: denyLoopback, resolveAddresses: resolver }).send(request(url));
+    expect(blocked).toMatchObject({ ok: false, error: 'blocked by receiver policy: 127.0.0.1 (127.0.0.0/8 RECEIVER_DENY)', blocked: true });
+    expect(resolver.calls).toBe(1);
+    expect(server.connections()).toBe(0);
+
+    // The default policy allows loopback: the same name reaches the address it resolved to, the Host header kept.
+    const sent = await newSender({ resolveAddresses: resolver }).send(request(url));
+    expect(sent).toMatchObject({ ok: true, responseStatus: 204 });
+    expect(sent.blocked).toBeUndefined();
+    expect(server.requests.map((r) => r.headers.host)).toEqual([`receiver.test:${portOf(server.url)}`]);
+  });
+
+  it('keeps the connect phase, name resolution included, within the attempt deadline', async () => {
+    const hanging: AddressResolver = () => new Promise(() => undefined); // a resolver that never answers
+    const outcome = await newSender({ resolveAddresses: hanging }).send(request('http://receiver.test:9/hook', 1000));
+    expect(outcome).toMatchObject({ ok: false, error: 'timed out after 1000 ms' });
+    expect(outcome.durationMs).toBeGreaterThanOrEqual(900);
+    expect(outcome.durationMs).toBeLessThan(3000);
   });
 });
 

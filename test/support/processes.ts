@@ -6,6 +6,12 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // then the pid and the signals a test sends (SIGKILL above all, which cannot be relayed) are the service's.
 const TSX_LOADER = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 
+/**
+ * The secrets key of every test service on PostgreSQL (SECRETS_KEY, base64 of 32 bytes), in-process or not: every
+ * process on one database must seal and open with the same key. A test key, known to all: never use it elsewhere.
+ */
+export const TEST_SECRETS_KEY = 'CQ1nvDVIFtW9ABJF0DUzZNcjOVE5ayVquirlt4lfcrA=';
+
 export interface Finished {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -22,11 +28,15 @@ export interface CliRun {
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<void>;
 }
 
-/** Runs `src/cli.ts <args>` as a real process (node with tsx's loader; `child.pid` is its pid) with the given environment. */
+/**
+ * Runs `src/cli.ts <args>` as a real process (node with tsx's loader; `child.pid` is its pid) with the given environment.
+ * On PostgreSQL (a DATABASE_URL) it gets TEST_SECRETS_KEY unless `env` names a key (or sets SECRETS_KEY to '' for none).
+ */
 export function runCli(args: string[], env: Record<string, string>): CliRun {
+  const needsKey = Boolean(env.DATABASE_URL) && !('SECRETS_KEY' in env) && !('SECRETS_KEY_FILE' in env);
   const child = spawn(process.execPath, ['--import', TSX_LOADER, 'src/cli.ts', ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, LOG_LEVEL: 'warn', ...(needsKey ? { SECRETS_KEY: TEST_SECRETS_KEY } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -6,6 +6,7 @@ import { createDatabase, type Database } from '../../src/db/database.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type Service } from '../../src/service.js';
 import { copyPgliteTemplate, createPgDatabase, dropPgDatabase, removeDir } from './databases.js';
+import { TEST_SECRETS_KEY } from './processes.js';
 
 export const ADMIN_PASSWORD = 'admin-password-1';
 
@@ -47,6 +48,15 @@ export async function openTestDatabase(): Promise<TestDatabase> {
       removeDir(dataDir);
     },
   };
+}
+
+/**
+ * Where a service on `testDb` finds its secrets key: on PostgreSQL the suite's TEST_SECRETS_KEY (as the processes
+ * runCli starts have it); embedded, the key file in the database's own DATA_DIR (made on first start, as in production,
+ * and never in the working directory's ./data).
+ */
+export function secretsKeyEnv(testDb: TestDatabase): Record<string, string> {
+  return testDb.kind === 'postgres' ? { SECRETS_KEY: TEST_SECRETS_KEY } : { DATA_DIR: testDb.dataDir! };
 }
 
 export interface ApiAnswer {
@@ -118,6 +128,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     PUBLIC_BASE_URL: 'https://lke.example.com',
     // No schedules unless a test asks (ROLE=all): a test drives the worker itself, so nothing is sent behind its back.
     ROLE: 'api',
+    ...secretsKeyEnv(testDb),
     ...options.env,
   });
   const announced: string[] = [];
