@@ -14,7 +14,7 @@ import type { Database } from './db/database.js';
 import { deliveryRoutes } from './delivery/delivery.routes.js';
 import type { DeliveryWorker } from './delivery/worker.js';
 import { answerClientError, answerFrameworkError, MAX_PATH_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
-import { healthRoutes } from './http/health.routes.js';
+import { healthRoutes, type HealthOptions } from './http/health.routes.js';
 import { registerJsonBodies, schemaErrorFormatter, validatorCompiler } from './http/validation.js';
 import type { Logger } from './logger.js';
 import { VERSION } from './version.js';
@@ -26,6 +26,8 @@ export interface AppDependencies {
   config: ProcessConfig;
   logger: Logger;
   worker: DeliveryWorker;
+  /** Where this process runs the delivery schedules: why they are not running (for /health/ready). */
+  schedules?: HealthOptions['schedules'];
 }
 
 /**
@@ -65,13 +67,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerAuthentication(app, db);
 
   // 3. Routes, module by module.
-  await app.register(withAccess('public', healthRoutes), { db });
+  await app.register(withAccess('public', healthRoutes), { db, schedules: deps.schedules });
   await app.register(authRoutes, { db, config });
   await app.register(userRoutes, { db });
   await app.register(applicationRoutes, { db });
   await app.register(settingsRoutes, { settings, publicBaseUrl: config.publicBaseUrl });
   await app.register(alertRoutes, { db, publicBaseUrl: config.publicBaseUrl });
-  await app.register(webhookRoutes, { db, settings });
+  await app.register(webhookRoutes, { db, settings, receiverPolicy: config.receiverPolicy });
   await app.register(deliveryRoutes, { db, settings, worker: deps.worker });
   await app.register(consoleRoutes);
 

@@ -1,67 +1,62 @@
 #!/usr/bin/env node
-import { ConfigError, readProcessConfig, redactUrl } from './config/env.js';
-import { DataDirLockedError } from './db/data-dir-lock.js';
-import { createDatabase } from './db/database.js';
-import { migrate } from './db/migrate.js';
-import { DemoError, runDemo } from './demo.js';
-import { createLogger } from './logger.js';
-import { startService } from './service.js';
+import { USAGE, UsageError } from './cli/usage.js';
+import { VERSION } from './version.js';
 
-const USAGE = `Usage: alert-webhooks <command>
+/**
+ * `alert-webhooks <command>`: one file per command in src/cli/. Exit codes: 0 done, 1 failed (the reason in one
+ * line when it is the operator's to fix), 2 the command line was wrong.
+ */
+type Command = (args: readonly string[]) => Promise<void>;
 
-Commands:
-  serve     run the service (API and delivery worker, as ROLE says)
-  migrate   apply pending database migrations and exit
-  demo      a guided end-to-end run: throwaway database, a receiver, signed deliveries (about 10 s)
+const noArgs = (name: string, run: () => Promise<void>): Command => async (args) => {
+  if (args.length > 0) throw new UsageError(`${name} takes no arguments`);
+  await run();
+};
 
-Environment: DATABASE_URL (postgres://…; unset = embedded database in DATA_DIR, default ./data),
-PORT (3000), HOST, PUBLIC_BASE_URL, ADMIN_EMAIL, ADMIN_PASSWORD, LOG_LEVEL, ROLE (all|api|worker).`;
+/**
+ * Commands by name; a group (`admin`, `webhooks`, `deliveries`) by its name and its sub-command's. Each is loaded
+ * when it runs: `help` and `--version` load no database code, and an admin command not the whole service.
+ */
+const COMMANDS: Record<string, Command> = {
+  serve: noArgs('serve', async () => (await import('./serve.js')).serve()),
+  migrate: noArgs('migrate', async () => (await import('./cli/migrate.js')).migrateOnly()),
+  demo: noArgs('demo', async () => (await import('./demo.js')).runDemo()),
+  'admin reset-password': async (args) => (await import('./cli/reset-password.js')).resetPassword(args),
+  'webhooks list': async (args) => (await import('./cli/webhooks-list.js')).webhooksList(args),
+  'deliveries redeliver': async (args) => (await import('./cli/redeliver.js')).deliveriesRedeliver(args),
+  config: async (args) => (await import('./cli/config.js')).config(args),
+};
+// OperatorError (src/cli/startup-failures.ts), AppError (a rule of the API, src/errors.ts), ConfigError (the
+// environment), DataDirLockedError, SecretsKeyError.
+const OPERATOR_ERRORS = new Set(['OperatorError', 'AppError', 'ConfigError', 'DataDirLockedError', 'SecretsKeyError']);
+const GROUPS = new Set(['admin', 'webhooks', 'deliveries']);
 
-async function serve(): Promise<void> {
-  const config = readProcessConfig();
-  const logger = createLogger(config.logLevel);
-  const service = await startService({ config, logger });
-  const address = config.role === 'worker' ? undefined : await service.app.listen({ port: config.port, host: config.host });
-  logger.info(
-    { address, database: config.databaseUrl ? redactUrl(config.databaseUrl) : `embedded (${config.dataDir})`, role: config.role },
-    config.role === 'worker' ? 'alert-webhooks worker is running' : 'alert-webhooks is serving',
-  );
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping: finishing in-flight work');
-    await service.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
-}
-
-async function migrateOnly(): Promise<void> {
-  const config = readProcessConfig();
-  const db = await createDatabase({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: config.dataDir, logger: createLogger(config.logLevel) });
-  try {
-    const applied = await migrate(db, (m) => console.log(`applied ${String(m.version).padStart(4, '0')}_${m.name}`));
-    console.log(applied.length ? `${applied.length} migration(s) applied` : 'the database is up to date');
-  } finally {
-    await db.close();
+async function main(argv: readonly string[]): Promise<void> {
+  const [first = 'serve', ...rest] = argv;
+  if (first === 'help' || first === '--help' || first === '-h') return console.log(USAGE);
+  if (first === '--version' || first === 'version') return console.log(VERSION);
+  const [name, args] = GROUPS.has(first) ? [`${first} ${rest[0] ?? ''}`.trim(), rest.slice(1)] : [first, rest];
+  const command = COMMANDS[name];
+  if (!command) {
+    const group = GROUPS.has(first) ? Object.keys(COMMANDS).filter((known) => known.startsWith(`${first} `)) : [];
+    throw new UsageError(group.length ? `"${name}" is not a command; ${first} has: ${group.join(', ')}` : `unknown command "${name}"`);
   }
+  await command(args);
 }
 
-const commands: Record<string, () => Promise<void>> = { serve, migrate: migrateOnly, demo: runDemo };
-
-const name = process.argv[2] ?? 'serve';
-const command = commands[name];
-if (!command || name === '--help' || name === 'help') {
-  console.log(USAGE);
-  process.exit(command || name === '--help' || name === 'help' ? 0 : 2);
-}
-command().catch((err: unknown) => {
-  // Errors that are the operator's to fix get their message alone; anything else its stack too.
-  if (err instanceof DemoError) {
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof UsageError) {
+    console.error(`alert-webhooks: ${err.message}\nRun "alert-webhooks help" for the commands.`);
+    process.exit(2);
+  }
+  // Errors that are the operator's to fix get their message alone; anything else its stack too. Told by name: the
+  // modules that define them are loaded only by the commands that need them.
+  if (err instanceof Error && err.name === 'DemoError') {
     // The demo has said what failed, step by step.
-  } else if (err instanceof ConfigError || err instanceof DataDirLockedError) console.error(`alert-webhooks: ${err.message}`);
-  else console.error(`alert-webhooks ${name}: failed:`, err);
+  } else if (err instanceof Error && OPERATOR_ERRORS.has(err.name)) {
+    console.error(`alert-webhooks: ${err.message}`);
+  } else {
+    console.error(`alert-webhooks ${process.argv[2] ?? 'serve'}: failed:`, err);
+  }
   process.exit(1);
 });

@@ -16,6 +16,8 @@ export interface ProcessConfig {
   readonly dataDir: string;
   readonly port: number;
   readonly host: string;
+  /** Where a ROLE=worker process answers its health checks (and, later, metrics); 0 = no listener. */
+  readonly metricsPort: number;
   readonly publicBaseUrl: string;
   readonly adminEmail: string;
   readonly adminPassword: string | undefined;
@@ -73,6 +75,7 @@ export function readProcessConfig(env: NodeJS.ProcessEnv = process.env): Process
     dataDir: path.resolve(env.DATA_DIR?.trim() || './data'),
     port,
     host: env.HOST?.trim() || '0.0.0.0',
+    metricsPort: intFrom(env, 'METRICS_PORT', 9464, 0, 65535),
     publicBaseUrl,
     adminEmail: env.ADMIN_EMAIL?.trim() || 'admin@localhost',
     adminPassword: env.ADMIN_PASSWORD || undefined,

@@ -20,6 +20,11 @@ export class RecurringTask {
     return this.#pattern;
   }
 
+  /** Whether it fires on its pattern (readiness): `none`, or a timer that is set and has a next run. */
+  get armed(): boolean {
+    return this.#pattern === 'none' || (this.#cron?.isRunning() ?? false);
+  }
+
   /** Re-arms on `pattern`; `none` stops it. The same pattern again changes nothing. */
   set(pattern: string): void {
     if (pattern === this.#pattern) return;

@@ -1,9 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Database } from '../db/database.js';
+import { pendingMigrations } from '../db/migration-status.js';
 
 // A database that hangs is as down as one that refuses: /health answers within about this long either way.
 const HEALTH_TIMEOUT_MS = 3000;
+
+export interface HealthOptions {
+  db: Database;
+  /**
+   * On a process that runs the delivery schedules: why they are not running, or undefined when they are
+   * (src/delivery/schedule-health.ts). Left out where the role runs none (ROLE=api).
+   */
+  schedules?: (() => string | undefined) | undefined;
+}
+
+const Unavailable = Type.Object({ status: Type.Literal('unavailable'), message: Type.String() });
 
 /**
  * `/health` says whether this process can reach its database, for a load balancer or an orchestrator:
@@ -15,7 +27,7 @@ const HEALTH_TIMEOUT_MS = 3000;
  *   database's thread stopped, or stuck on one statement for minutes). The process stays up and retries; /health
  *   answers 200 again by itself once the database is back.
  */
-export async function healthRoutes(app: FastifyInstance, { db }: { db: Database }): Promise<void> {
+export async function healthRoutes(app: FastifyInstance, { db, schedules }: HealthOptions): Promise<void> {
   // Logged when the answer changes, not on every probe of an outage.
   let wasOk = true;
   app.get(
@@ -25,7 +37,7 @@ export async function healthRoutes(app: FastifyInstance, { db }: { db: Database 
       schema: {
         tags: ['operations'],
         summary: '200 when the database answers (or is busy working), 503 when it does not',
-        response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: Type.Object({ status: Type.Literal('unavailable'), message: Type.String() }) },
+        response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: Unavailable },
       },
     },
     async (request, reply) => {
@@ -41,4 +53,67 @@ export async function healthRoutes(app: FastifyInstance, { db }: { db: Database 
       return reply.status(503).send({ status: 'unavailable' as const, message: 'the database does not answer' });
     },
   );
+
+  // Liveness: the event loop runs and the process answers. Nothing else is checked, so an orchestrator restarts a
+  // process that is stuck, never one whose database is away (a restart would not bring the database back).
+  app.get(
+    '/health/live',
+    {
+      config: { access: 'public' },
+      schema: { tags: ['operations'], summary: 'Liveness: 200 whenever the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  // Readiness: whether this process can do its work now, for a load balancer or a rollout to wait on.
+  let wasReady = true;
+  // Once every shipped migration was seen applied, a busy embedded database (see /health) need not be asked again.
+  let migrated = false;
+  app.get(
+    '/health/ready',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['operations'],
+        summary: 'Readiness: 200 when the database answers, its migrations are applied and (where this process runs them) the delivery schedules run; 503 saying which is not',
+        response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: Unavailable },
+      },
+    },
+    async (request, reply) => {
+      const problem = await readinessProblem();
+      if (problem === undefined) {
+        if (!wasReady) request.log.info('readiness: ready again');
+        wasReady = true;
+        return { status: 'ok' as const };
+      }
+      if (wasReady) request.log.warn({ reason: problem }, 'readiness: not ready');
+      wasReady = false;
+      return reply.status(503).send({ status: 'unavailable' as const, message: problem });
+    },
+  );
+
+  async function readinessProblem(): Promise<string | undefined> {
+    const health = await db.health(HEALTH_TIMEOUT_MS);
+    if (!health.ok) return 'the database does not answer';
+    if (!migrated || !health.busy) {
+      const pending = await withTimeout(pendingMigrations(db), HEALTH_TIMEOUT_MS).catch(() => undefined);
+      if (pending === undefined) {
+        if (!migrated) return 'the database does not answer';
+      } else if (pending.length > 0) {
+        migrated = false;
+        return `the database lacks migrations ${pending.map((m) => `${String(m.version).padStart(4, '0')}_${m.name}`).join(', ')}: run alert-webhooks migrate`;
+      } else {
+        migrated = true;
+      }
+    }
+    return schedules?.();
+  }
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

@@ -33,6 +33,9 @@ const EXPECTED: Record<DeclaredRoute['access'], string[]> = {
     'DELETE /api/admin/webhooks/:webhookId',
     'GET /api/admin/webhooks/:webhookId/deliveries',
     'GET /api/admin/webhooks/:webhookId/deliveries/:deliveryId',
+    'GET /api/admin/webhooks/:webhookId',
+    'PATCH /api/admin/webhooks/:webhookId',
+    'POST /api/admin/webhooks/:webhookId/secret',
     'POST /api/admin/webhooks/:webhookId/ping',
     'POST /api/admin/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
   ],
@@ -46,7 +49,7 @@ const EXPECTED: Record<DeclaredRoute['access'], string[]> = {
     'POST /api/:sourceKey/alerts/:alertId/cases/:caseId/action',
     'GET /api/:sourceKey/alerts/:alertId/cases/:caseId/actions',
   ],
-  public: ['GET /health', 'POST /api/auth/login', 'GET /api/auth/logout', 'GET /api/config', 'GET /api/openapi.json', ...[...CONSOLE_PAGES, CONSOLE_ASSETS].map((p) => `GET ${p}`)],
+  public: ['GET /health', 'GET /health/live', 'GET /health/ready', 'POST /api/auth/login', 'GET /api/auth/logout', 'GET /api/config', 'GET /api/openapi.json', ...[...CONSOLE_PAGES, CONSOLE_ASSETS].map((p) => `GET ${p}`)],
 };
 
 const withHeadTwins = (routes: string[]) => routes.flatMap((r) => (r.startsWith('GET ') ? [r, `HEAD ${r.slice(4)}`] : [r])).sort();

@@ -1,0 +1,66 @@
+/** What `alert-webhooks help` prints: every command, and the settings they read. */
+export const USAGE = `Usage: alert-webhooks <command>
+
+Commands:
+  serve                             run the service (API and delivery worker, as ROLE says); the default
+  migrate                           apply pending database migrations and exit
+  demo                              a guided end-to-end run: throwaway database, a receiver, signed deliveries (about 10 s)
+  admin reset-password <username>   give a user a new password and end their sessions; prints a generated one,
+                                    or reads it from stdin when stdin is not a terminal and not empty:
+                                      echo 'new password' | alert-webhooks admin reset-password admin
+  webhooks list                     the webhooks: id, url, events, created
+  deliveries redeliver --failed [--since ISO] [--webhook N]
+                                    make failed deliveries pending and due now (those that failed since ISO,
+                                    of webhook N), in batches; prints how many
+  config get [option]               the webhooks settings as JSON, or one option's value
+  config set <option> <value>       change a webhooks setting, checked as POST /api/config checks it; the value
+                                    is read as JSON when it is JSON, else as a string:
+                                      alert-webhooks config set deliveryFrequency '*/10 * * * * *'
+                                      alert-webhooks config set retryScheduleMs '[60000, 300000]'
+  help, --version
+
+The admin, webhooks, deliveries and config commands work on the database directly: on PostgreSQL while the
+service runs; on the embedded database only while no service holds it (use the API then).
+
+Environment: DATABASE_URL (postgres://…; unset = embedded database in DATA_DIR, default ./data),
+PORT (3000), HOST, METRICS_PORT (9464, ROLE=worker's health checks; 0 = off), PUBLIC_BASE_URL, ADMIN_EMAIL,
+ADMIN_PASSWORD, LOG_LEVEL, ROLE (all|api|worker); the README lists them all.
+Exit codes: 0 done, 1 failed, 2 the command line was wrong.`;
+
+/** The command line was wrong: exit code 2, with a pointer to `help`. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/**
+ * Splits `args` into positional arguments and `--name value` / `--flag` options. `flags` are the options that take
+ * no value, `valued` those that do; anything else is a UsageError.
+ */
+export function parseArgs(args: readonly string[], flags: readonly string[] = [], valued: readonly string[] = []): { positional: string[]; options: Map<string, string | true> } {
+  const positional: string[] = [];
+  const options = new Map<string, string | true>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!arg.startsWith('--')) {
+      positional.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq === -1 ? undefined : eq);
+    if (flags.includes(name) && eq === -1) {
+      options.set(name, true);
+    } else if (valued.includes(name)) {
+      const value = eq === -1 ? args[++i] : arg.slice(eq + 1);
+      if (value === undefined || value === '') throw new UsageError(`--${name} needs a value`);
+      options.set(name, value);
+    } else {
+      throw new UsageError(`unknown option ${arg}`);
+    }
+  }
+  return { positional, options };
+}
+
+/** Refuses positional arguments beyond `max`. */
+export function expectArgs(positional: readonly string[], min: number, max: number, usage: string): void {
+  if (positional.length < min || positional.length > max) throw new UsageError(`usage: alert-webhooks ${usage}`);
+}
