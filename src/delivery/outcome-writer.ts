@@ -1,3 +1,4 @@
+import { describeDbError } from '../db/db-errors.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { recordAttempts, type AttemptRecord } from '../outbox/claims.js';
@@ -18,6 +19,7 @@ const RETRY_DELAY_MS = 1_000;
  * which is logged at warn and told to the webhooks subscribed to `webhookDisabled`.
  */
 export class OutcomeWriter {
+  #failing = false; // the last write failed: told once, until one works again
   #records: AttemptRecord[] = [];
   #flushTimer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
@@ -52,8 +54,13 @@ export class OutcomeWriter {
       try {
         ({ failingWebhookIds } = await recordAttempts(this.db, batch, autoDisableAfterMs));
         this.#written += batch.length;
+        if (this.#failing) this.log.info('recording delivery outcomes works again');
+        this.#failing = false;
       } catch (err) {
-        this.log.error({ err, count: batch.length }, 'could not record delivery outcomes; retrying');
+        // Told once per outage, not every RETRY_DELAY_MS; the error as a line carries it (never the object, whose
+        // connection details may hold the database URL).
+        if (!this.#failing) this.log.warn({ error: describeDbError(err), count: batch.length }, 'could not record delivery outcomes; retrying every second');
+        this.#failing = true;
         this.#records.unshift(...batch);
         this.#flushTimer ??= setTimeout(() => void this.flush(), RETRY_DELAY_MS);
         return;

@@ -1,3 +1,4 @@
+import { describeDbError } from '../db/db-errors.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';
@@ -87,6 +88,7 @@ export class DeliveryWorker {
   #draining: Promise<number> | undefined;
   #claimAgain = false; // a firing came while the drain waited: claim again now
   #paused = false; // the schedule is off: claim nothing until it is on again
+  #drainFailing = false; // the last drain failed: told once, until one works again
   #stopping = false;
 
   constructor(
@@ -136,7 +138,18 @@ export class DeliveryWorker {
       void this.drain();
       return;
     }
-    this.drain().catch((err: unknown) => this.log.error({ err }, 'delivery drain failed'));
+    this.drain().then(
+      () => {
+        if (this.#drainFailing) this.log.info('delivery drains work again');
+        this.#drainFailing = false;
+      },
+      (err: unknown) => {
+        // Told once per outage (a firing a second would repeat it), as a line: never the error object, whose
+        // connection details may hold the database URL.
+        if (!this.#drainFailing) this.log.warn({ error: describeDbError(err) }, 'delivery drain failed; each firing tries again');
+        this.#drainFailing = true;
+      },
+    );
   }
 
   /**
