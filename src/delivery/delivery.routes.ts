@@ -1,12 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { SettingsStore } from '../config/settings-store.js';
 import type { Database } from '../db/database.js';
-import { notFound } from '../errors.js';
-import { errorResponses } from '../http/schemas.js';
+import { invalidParameter, notFound } from '../errors.js';
+import { MAX_WEBHOOKS } from '../limits.js';
+import { errorResponses, PositiveId } from '../http/schemas.js';
 import { redeliver } from '../outbox/claims.js';
 import { enqueuePing } from '../outbox/enqueue.js';
 import { renderPing } from '../outbox/events.js';
 import { findDelivery } from '../outbox/read-model.js';
+import { redeliverFailed } from '../outbox/redeliver-many.js';
 import { requireWebhooksEnabled } from '../webhooks/require-enabled.js';
 import { DeliveryParams, DeliverySchema, WebhookParams } from '../webhooks/schemas.js';
 import { requireWebhook } from '../webhooks/webhooks.js';
@@ -16,6 +19,28 @@ export interface DeliveryRoutesOptions {
   db: Database;
   settings: SettingsStore;
   worker: DeliveryWorker;
+}
+
+const BulkRedeliverFields = {
+  status: Type.Literal('failed', { description: 'which deliveries: the failed ones (the only kind that waits for a person)' }),
+  since: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601: only deliveries that ended failed at or after this instant' })),
+  until: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601: only deliveries that ended failed before this instant' })),
+};
+const BulkRedeliverAnswer = Type.Object({ count: Type.Integer({ description: 'deliveries made pending and due now' }) });
+
+/** `since`/`until` as instants, named in the error when they are not ISO 8601 date-times or in the wrong order. */
+function failedBetween(body: { since?: string | undefined; until?: string | undefined }): { since?: Date; until?: Date } {
+  const instant = (field: 'since' | 'until'): Date | undefined => {
+    const text = body[field];
+    if (text === undefined) return undefined;
+    const ms = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(text) ? Date.parse(text) : Number.NaN;
+    if (Number.isNaN(ms)) throw invalidParameter(`field ${field} must be an ISO 8601 date-time such as 2026-11-22T10:00:00Z, got ${JSON.stringify(text)}`);
+    return new Date(ms);
+  };
+  const since = instant('since');
+  const until = instant('until');
+  if (since && until && since >= until) throw invalidParameter('field since must be before field until');
+  return { ...(since ? { since } : {}), ...(until ? { until } : {}) };
 }
 
 /** The operations that send: ping now, and redeliver (contract §4). */
@@ -59,5 +84,40 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
       if (!(await redeliver(db, webhookId, deliveryId))) throw notFound('delivery', deliveryId);
       return findDelivery(db, webhookId, deliveryId);
     },
+  );
+
+  // Bulk recovery after a receiver's outage: in batches of their own (outbox/redeliver-many.ts), so a million rows
+  // never hold one transaction; idempotent (a second call finds nothing failed) and safe while workers run.
+  app.post(
+    '/api/admin/webhooks/:webhookId/deliveries/redeliver',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Make every failed delivery of a webhook (optionally those that failed between since and until) pending and due now (ext)',
+        params: WebhookParams,
+        body: Type.Object(BulkRedeliverFields),
+        response: { 200: BulkRedeliverAnswer, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { webhookId } = request.params;
+      await requireWebhook(db, webhookId);
+      return { count: await redeliverFailed(db, { webhookIds: [webhookId], ...failedBetween(request.body) }) };
+    },
+  );
+
+  app.post(
+    '/api/admin/deliveries/redeliver',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Make every failed delivery (of the webhooks in webhookIds, when given; failed between since and until, when given) pending and due now (ext)',
+        body: Type.Object({ ...BulkRedeliverFields, webhookIds: Type.Optional(Type.Array(PositiveId, { minItems: 1, maxItems: MAX_WEBHOOKS })) }),
+        response: { 200: BulkRedeliverAnswer, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => ({ count: await redeliverFailed(db, { webhookIds: request.body.webhookIds, ...failedBetween(request.body) }) }),
   );
 };

@@ -38,6 +38,8 @@ const EXPECTED: Record<DeclaredRoute['access'], string[]> = {
     'POST /api/admin/webhooks/:webhookId/secret',
     'POST /api/admin/webhooks/:webhookId/ping',
     'POST /api/admin/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
+    'POST /api/admin/webhooks/:webhookId/deliveries/redeliver',
+    'POST /api/admin/deliveries/redeliver',
   ],
   user: [
     'GET /api/auth/me',
