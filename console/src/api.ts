@@ -44,6 +44,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
 
 export const get = <T>(path: string) => api<T>('GET', path);
 export const post = <T>(path: string, body?: unknown) => api<T>('POST', path, body);
+export const patch = <T>(path: string, body: unknown) => api<T>('PATCH', path, body);
 export const del = (path: string) => api<void>('DELETE', path);
 
 /** The message of anything thrown, for showing. */

@@ -15,8 +15,12 @@ export interface User {
   updatedAt: string;
 }
 
-export const EVENT_TYPES = ['newCase', 'newMatch', 'caseStatusChange'] as const;
+export const EVENT_TYPES = ['newCase', 'newMatch', 'caseStatusChange', 'webhookDisabled'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+/** Events of no data source: subscribed to on "all data sources" only (the API refuses a sourceKey on them). */
+export const SOURCELESS_EVENT_TYPES: readonly EventType[] = ['webhookDisabled'];
+/** What the API subscribes a new webhook to when `events` is left out (never webhookDisabled: it is asked for). */
+export const DEFAULT_EVENT_TYPES: readonly EventType[] = ['newCase', 'newMatch', 'caseStatusChange'];
 
 export interface WebhookEvent {
   eventType: EventType;
@@ -26,9 +30,25 @@ export interface WebhookEvent {
 export interface Webhook {
   id: number;
   url: string;
+  description: string;
   events: WebhookEvent[];
+  enabled: boolean;
+  disabledAt: string | null;
+  /** `"by <username>"` or `"automatically after …"`; null while enabled. */
+  disabledReason: string | null;
+  /** Until when the secret before the last rotation still signs; null when no overlap runs. */
+  previousSecretExpiresAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Only in the read of one webhook. */
+  deliveryCounts?: { pending: number; sent: number; failed: number };
+}
+
+/** The answer of POST /api/admin/webhooks/:id/secret; `secret` only when the service generated it. */
+export interface SecretRotation {
+  webhookId: number;
+  secret?: string;
+  previousSecretExpiresAt: string | null;
 }
 
 export type DeliveryStatus = 'pending' | 'sent' | 'failed';
@@ -113,6 +133,7 @@ export interface WebhookSettings {
   failedDeliveryRetentionDelayMs: number;
   requestTimeoutMs: number;
   retryScheduleMs: number[];
+  autoDisableAfterMs: number;
 }
 
 export interface Application {

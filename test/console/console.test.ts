@@ -152,18 +152,87 @@ describe('the web console, in Chromium', () => {
     expect((await api.call('GET', `/api/admin/webhooks/${webhookId}/deliveries/${failed[0].id}`)).body.status).toBe('sent');
   });
 
+  it('disables and enables a webhook, redelivers all failed, rotates the secret (shown once) and edits the description', async () => {
+    const facts = page.locator('dl.facts');
+    await page.getByRole('button', { name: 'Disable webhook' }).click();
+    await page.getByRole('button', { name: 'Enable webhook' }).waitFor();
+    await facts.getByText('Disabled', { exact: true }).waitFor();
+    expect(await facts.getByText('by admin').isVisible()).toBe(true);
+    const disabled = (await api.call('GET', `/api/admin/webhooks/${webhookId}`)).body;
+    expect([disabled.enabled, disabled.disabledReason]).toEqual([false, 'by admin']);
+    await page.getByRole('button', { name: 'Enable webhook' }).click();
+    await facts.getByText('Enabled', { exact: true }).waitFor();
+    expect((await api.call('GET', `/api/admin/webhooks/${webhookId}`)).body.enabled).toBe(true);
+
+    // One failed delivery, then "Redeliver all failed" once the receiver is back: the count, and the receiver gets it.
+    receiver.behaviour = answer(503);
+    const before = receiver.received.length;
+    expect((await report(['n5'])).status).toBe(200);
+    await receiver.waitFor(before + 1);
+    await waitUntil(async () => (await api.call('GET', `/api/admin/webhooks/${webhookId}/deliveries?status=failed&limit=1`)).body.totalCount === 1, 'one failed delivery');
+    receiver.behaviour = answer(204);
+    await page.getByRole('button', { name: 'Redeliver all failed' }).click();
+    await page.getByText('1 failed delivery queued again.').waitFor();
+    await receiver.waitFor(before + 2);
+
+    // The generated secret is shown once, with a copy button, and signs from then on.
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByText('The previous secret keeps signing for 1 day').waitFor();
+    await page.getByRole('button', { name: 'Generate new secret' }).click();
+    const shown = page.getByLabel('New secret (shown once)');
+    const rotated = await shown.inputValue();
+    expect(rotated).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(rotated).not.toBe(secret);
+    expect(await page.getByRole('button', { name: 'Copy secret' }).isVisible()).toBe(true);
+    await facts.getByText(/signs too until/).waitFor();
+    await shoot(page, 'rotate-secret');
+    const pinged = receiver.received.length;
+    await page.getByRole('button', { name: 'Send ping' }).click();
+    await receiver.waitFor(pinged + 1);
+    const ping = receiver.received.at(-1)!;
+    expect(ping.headers['x-payload-hmac']).toBe(createHmac('sha256', rotated).update(ping.body).digest('hex'));
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: /Webhook/ }).waitFor();
+    expect(await page.getByLabel('New secret (shown once)').count()).toBe(0);
+
+    // Edit: the API's refusal next to the field it names, then the description saved.
+    await page.getByRole('button', { name: 'Edit webhook' }).click();
+    const edit = page.getByRole('form', { name: 'Edit webhook' });
+    await edit.getByLabel('URL').fill('not a url');
+    await edit.getByLabel('Description', { exact: true }).fill('Case tool of the bank team');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    const refusal = edit.getByText('url "not a url" is not an absolute URL');
+    await refusal.waitFor();
+    expect(((await edit.getByLabel('URL').getAttribute('aria-describedby')) ?? '').split(' ')).toContain(await refusal.getAttribute('id'));
+    expect((await api.call('GET', `/api/admin/webhooks/${webhookId}`)).body.description).toBe('');
+    await edit.getByLabel('URL').fill(receiver.url);
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Changes saved.' }).waitFor();
+    expect(await facts.getByText('Case tool of the bank team').isVisible()).toBe(true);
+    const edited = (await api.call('GET', `/api/admin/webhooks/${webhookId}`)).body;
+    expect([edited.url, edited.description]).toEqual([receiver.url, 'Case tool of the bank team']);
+    expect(edited.events).toHaveLength(3);
+  });
+
   it('changes the delivery frequency, reads it in plain words, and refuses a bad CRON with the API message', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
     const frequency = page.getByLabel('Delivery frequency');
     expect(await frequency.inputValue()).toBe('*/1 * * * * *');
     await page.getByText('Runs every second.').waitFor();
     expect(await page.getByText('Runs every day at 00:00.').isVisible()).toBe(true);
+    expect(await page.getByLabel('Disable a failing webhook after (ms)').inputValue()).toBe('432000000');
+    expect(await page.getByText('deliveries have all failed for 5 days').isVisible()).toBe(true);
+    await page.getByLabel('Disable a failing webhook after (ms)').fill('0');
+    await page.getByText('Never: a failing webhook stays enabled.').waitFor();
+    await page.getByLabel('Disable a failing webhook after (ms)').fill('259200000');
+    await page.getByText('deliveries have all failed for 3 days').waitFor();
 
     await frequency.fill('*/2 * * * * *');
     await page.getByText('Runs every 2 seconds.').waitFor();
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
     expect((await api.call('GET', '/api/config')).body.webhooks.deliveryFrequency).toBe('*/2 * * * * *');
+    expect((await api.call('GET', '/api/config')).body.webhooks.autoDisableAfterMs).toBe(259_200_000);
     await shoot(page, 'settings');
 
     await frequency.fill('every tuesday');
@@ -247,6 +316,8 @@ describe('the web console, in Chromium', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
     const row = page.getByRole('row').filter({ hasText: receiver.url });
     await row.getByText('sent').first().waitFor();
+    expect(await row.getByText('Enabled').isVisible()).toBe(true);
+    expect(await row.getByText('Case tool of the bank team').isVisible()).toBe(true);
     await shoot(page, 'webhooks');
 
     const total = (await api.call('GET', `/api/admin/webhooks/${webhookId}/deliveries?limit=1`)).body.totalCount;

@@ -1,7 +1,7 @@
-import { EVENT_TYPES, type DataSource, type EventType, type WebhookEvent } from '../types';
+import { DEFAULT_EVENT_TYPES, EVENT_TYPES, SOURCELESS_EVENT_TYPES, type DataSource, type EventType, type WebhookEvent } from '../types';
 
 const ALL = '*';
-export const EVENT_LABELS: Record<EventType, string> = { newCase: 'New case', newMatch: 'New match', caseStatusChange: 'Case status change' };
+export const EVENT_LABELS: Record<EventType, string> = { newCase: 'New case', newMatch: 'New match', caseStatusChange: 'Case status change', webhookDisabled: 'Webhook disabled' };
 
 export const eventKey = (eventType: EventType, sourceKey: string = ALL) => `${eventType}|${sourceKey}`;
 
@@ -13,8 +13,11 @@ export function toEvents(checked: ReadonlySet<string>): WebhookEvent[] {
   });
 }
 
-/** Every event type on every data source: what the API subscribes to when `events` is left out. */
-export const allEvents = () => new Set(EVENT_TYPES.map((t) => eventKey(t)));
+/** The API's default: the three case and match events on every data source (not webhookDisabled). */
+export const allEvents = () => new Set(DEFAULT_EVENT_TYPES.map((t) => eventKey(t)));
+
+/** A webhook's `events` as checked boxes, for editing. */
+export const fromEvents = (events: WebhookEvent[]) => new Set(events.map((e) => eventKey(e.eventType, e.sourceKey)));
 
 /** Events × data sources as a grid of checkboxes; "All data sources" includes sources added later. */
 export function EventsPicker({
@@ -54,6 +57,8 @@ export function EventsPicker({
               {EVENT_LABELS[eventType]} <code>{eventType}</code>
             </th>
             {columns.map((c) => {
+              // A sourceless event (webhookDisabled) has only the "all data sources" box: the API refuses the others.
+              if (c.key !== ALL && SOURCELESS_EVENT_TYPES.includes(eventType)) return <td key={c.key} />;
               const key = eventKey(eventType, c.key);
               const label = `${eventType} on ${c.key === ALL ? 'all data sources' : c.name}`;
               return (

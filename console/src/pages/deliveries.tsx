@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, messageOf } from '../api';
+import { get, messageOf, post } from '../api';
 import { SelectField } from '../components/field';
 import { Notice, StatusBadge } from '../components/notice';
 import { formatAgo, formatTime } from '../format';
@@ -56,7 +56,7 @@ export function Deliveries({ webhookId }: { webhookId: number }) {
             setOffset(0);
           }}
         />
-        {/* TODO(issue 12): "Redeliver all failed" (the bulk redelivery call) goes here, beside the filter. */}
+        <RedeliverFailed webhookId={webhookId} onDone={() => setTick((n) => n + 1)} />
         <span class="muted refresh">Refreshes every {REFRESH_MS / 1000} s</span>
       </div>
       {error ? <Notice kind="error">{error}</Notice> : null}
@@ -115,5 +115,32 @@ export function Deliveries({ webhookId }: { webhookId: number }) {
       ) : null}
       {openId !== undefined ? <DeliveryDetail key={openId} webhookId={webhookId} deliveryId={openId} refresh={tick} onClose={() => setOpenId(undefined)} /> : null}
     </section>
+  );
+}
+
+/** Every failed delivery of the webhook made pending and due now, in one call (after a receiver's outage). */
+function RedeliverFailed({ webhookId, onDone }: { webhookId: number; onDone: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string }>();
+  const redeliver = async () => {
+    setBusy(true);
+    setOutcome(undefined);
+    try {
+      const { count } = await post<{ count: number }>(`/api/admin/webhooks/${webhookId}/deliveries/redeliver`, { status: 'failed' });
+      setOutcome({ ok: true, text: count === 0 ? 'No failed delivery to redeliver.' : `${count === 1 ? '1 failed delivery' : `${count} failed deliveries`} queued again.` });
+      onDone();
+    } catch (err) {
+      setOutcome({ ok: false, text: messageOf(err) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="inline-action">
+      <button type="button" class="secondary" disabled={busy} onClick={() => void redeliver()}>
+        Redeliver all failed
+      </button>
+      {outcome ? <Notice kind={outcome.ok ? 'success' : 'error'}>{outcome.text}</Notice> : null}
+    </div>
   );
 }

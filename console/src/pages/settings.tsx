@@ -7,7 +7,7 @@ import { describeCron } from '../cron';
 import { formatDuration } from '../format';
 import type { WebhookSettings } from '../types';
 
-const FIELDS = ['enabled', 'deliveryFrequency', 'cleanupFrequency', 'deliveryRetentionDelayMs', 'failedDeliveryRetentionDelayMs', 'requestTimeoutMs', 'retryScheduleMs'] as const;
+const FIELDS = ['enabled', 'deliveryFrequency', 'cleanupFrequency', 'deliveryRetentionDelayMs', 'failedDeliveryRetentionDelayMs', 'requestTimeoutMs', 'retryScheduleMs', 'autoDisableAfterMs'] as const;
 type FieldName = (typeof FIELDS)[number];
 
 /** What the form holds: text as typed, so a bad value reaches the API and comes back with the API's message. */
@@ -19,6 +19,7 @@ interface Form {
   failedDeliveryRetentionDelayMs: string;
   requestTimeoutMs: string;
   retryScheduleMs: string;
+  autoDisableAfterMs: string;
 }
 
 const toForm = (s: WebhookSettings): Form => ({
@@ -27,6 +28,7 @@ const toForm = (s: WebhookSettings): Form => ({
   failedDeliveryRetentionDelayMs: String(s.failedDeliveryRetentionDelayMs),
   requestTimeoutMs: String(s.requestTimeoutMs),
   retryScheduleMs: s.retryScheduleMs.join(', '),
+  autoDisableAfterMs: String(s.autoDisableAfterMs),
 });
 
 /** An integer as a number; anything else as typed, for the API to refuse by name. */
@@ -40,6 +42,7 @@ const fromForm = (f: Form) => ({
   failedDeliveryRetentionDelayMs: integer(f.failedDeliveryRetentionDelayMs),
   requestTimeoutMs: integer(f.requestTimeoutMs),
   retryScheduleMs: f.retryScheduleMs.trim() === '' ? [] : f.retryScheduleMs.split(',').map(integer),
+  autoDisableAfterMs: integer(f.autoDisableAfterMs),
 });
 
 const cronReading = (expression: string) => {
@@ -48,6 +51,13 @@ const cronReading = (expression: string) => {
 };
 
 const msReading = (text: string) => (/^\d+$/.test(text.trim()) ? formatDuration(Number(text)) : 'a whole number of milliseconds');
+
+const autoDisableReading = (text: string) =>
+  text.trim() === '0'
+    ? 'Never: a failing webhook stays enabled.'
+    : /^\d+$/.test(text.trim())
+      ? `Disables a webhook whose deliveries have all failed for ${formatDuration(Number(text))} (0 = never).`
+      : 'A whole number of milliseconds; 0 = never.';
 
 const scheduleReading = (text: string) => {
   const steps = text.split(',').map((s) => s.trim()).filter(Boolean);
@@ -141,7 +151,16 @@ export function SettingsPage() {
           <Field label="Request time-out (ms)" inputMode="numeric" value={form.requestTimeoutMs} onInput={set('requestTimeoutMs')} error={errors.requestTimeoutMs} hint={`${msReading(form.requestTimeoutMs)} per attempt (1000 to 60000 ms)`} />
           <Field label="Retry schedule (ms, comma-separated)" value={form.retryScheduleMs} onInput={set('retryScheduleMs')} error={errors.retryScheduleMs} hint={scheduleReading(form.retryScheduleMs)} />
         </div>
-        {/* TODO(issue 10): autoDisableAfterMs (disable a webhook that has failed for this long), once the setting exists. */}
+        <div class="settings-grid">
+          <Field
+            label="Disable a failing webhook after (ms)"
+            inputMode="numeric"
+            value={form.autoDisableAfterMs}
+            onInput={set('autoDisableAfterMs')}
+            error={errors.autoDisableAfterMs}
+            hint={autoDisableReading(form.autoDisableAfterMs)}
+          />
+        </div>
         {errors.form ? <Notice kind="error">Nothing was saved: {errors.form}</Notice> : null}
         {!errors.form && Object.keys(errors).length ? <Notice kind="error">Nothing was saved: fix the value marked above.</Notice> : null}
         {saved ? <Notice kind="success">Settings saved.</Notice> : null}

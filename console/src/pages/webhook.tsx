@@ -1,27 +1,29 @@
 import { useEffect, useState } from 'preact/hooks';
-import { del, get, messageOf, post } from '../api';
+import { ApiError, del, get, messageOf, post } from '../api';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { describeEvents } from '../components/events-picker';
 import { Link } from '../components/link';
-import { Notice } from '../components/notice';
+import { EnabledBadge, Notice } from '../components/notice';
 import { PageTitle } from '../components/page';
 import { formatTime } from '../format';
 import { navigate } from '../router';
 import type { DataSource, Delivery, Page, Webhook } from '../types';
 import { Deliveries } from './deliveries';
+import { EditWebhook, EnableToggle, RotateSecret } from './webhook-lifecycle';
 
-/** One webhook: what it is, ping, delete, and its deliveries. */
+/** One webhook: what it is, edit, enable/disable, rotate its secret, ping, delete, and its deliveries. */
 export function WebhookPage({ id }: { id: string }) {
   const [webhook, setWebhook] = useState<Webhook | null>();
   const [sources, setSources] = useState<DataSource[]>([]);
   const [error, setError] = useState<string>();
 
-  useEffect(() => {
-    // TODO(issue 10): GET /api/admin/webhooks/:id, once it exists; until then the one webhook is found in the list.
-    get<{ items: Webhook[] }>('/api/admin/webhooks').then(
-      (answer) => setWebhook(answer.items.find((w) => String(w.id) === id) ?? null),
-      (err) => setError(messageOf(err)),
+  const load = () =>
+    get<Webhook>(`/api/admin/webhooks/${encodeURIComponent(id)}`).then(setWebhook, (err) =>
+      // An id that is not a number answers 400, one that names no webhook 404: both are "not found" here.
+      err instanceof ApiError && (err.status === 404 || err.status === 400) ? setWebhook(null) : setError(messageOf(err)),
     );
+  useEffect(() => {
+    void load();
     get<DataSource[]>('/api/dataSources').then(setSources, () => undefined);
   }, [id]);
 
@@ -47,25 +49,36 @@ export function WebhookPage({ id }: { id: string }) {
         Webhook <span class="url">{webhook.url}</span>
       </PageTitle>
       <dl class="facts">
+        <dt>Status</dt>
+        <dd>
+          <EnabledBadge webhook={webhook} />
+          {webhook.disabledAt ? <span class="muted"> since {formatTime(webhook.disabledAt)}</span> : null}
+        </dd>
+        <dt>Description</dt>
+        <dd>{webhook.description || <span class="muted">none</span>}</dd>
         <dt>Events</dt>
         <dd>{describeEvents(webhook.events, sources)}</dd>
         <dt>Created</dt>
         <dd>{formatTime(webhook.createdAt)}</dd>
         <dt>Updated</dt>
         <dd>{formatTime(webhook.updatedAt)}</dd>
+        {webhook.previousSecretExpiresAt ? (
+          <>
+            <dt>Previous secret</dt>
+            <dd>signs too until {formatTime(webhook.previousSecretExpiresAt)}</dd>
+          </>
+        ) : null}
       </dl>
       <section aria-labelledby="webhook-actions" class="card">
         <h2 id="webhook-actions">Actions</h2>
         <div class="actions">
+          <EnableToggle webhook={webhook} onChanged={setWebhook} />
           <Ping webhookId={webhook.id} />
           <Delete webhook={webhook} />
+          {/* Last in the row: opened, each takes the row's whole width below the buttons (.panel). */}
+          <EditWebhook webhook={webhook} sources={sources} onSaved={setWebhook} />
+          <RotateSecret webhook={webhook} onRotated={() => void load()} />
         </div>
-        {/*
-          TODO(issue 10) lifecycle controls go here, in this card:
-          - Edit (PATCH /api/admin/webhooks/:id: url, events, description)
-          - Enable / Disable, with the reason when it was disabled automatically
-          - Rotate secret: the new secret shown once, with a CopyButton
-        */}
       </section>
       <Deliveries webhookId={webhook.id} />
     </>

@@ -3,7 +3,7 @@ import { ApiError, fieldOf, get, messageOf, post } from '../api';
 import { allEvents, describeEvents, EventsPicker, toEvents } from '../components/events-picker';
 import { Field } from '../components/field';
 import { Link } from '../components/link';
-import { Notice, StatusBadge } from '../components/notice';
+import { EnabledBadge, Notice, StatusBadge } from '../components/notice';
 import { PageTitle } from '../components/page';
 import { formatAgo, formatTime } from '../format';
 import { generateSecret } from '../secret';
@@ -42,7 +42,7 @@ export function WebhooksPage() {
               <tr>
                 <th scope="col">Webhook</th>
                 <th scope="col">Events</th>
-                {/* TODO(issue 10): a "Status" column: enabled / disabled, with the reason (auto-disabled after failures). */}
+                <th scope="col">Status</th>
                 <th scope="col">Last delivery</th>
                 <th scope="col">Pending</th>
                 <th scope="col">Failed</th>
@@ -56,8 +56,12 @@ export function WebhooksPage() {
                       {w.url}
                     </Link>
                     <div class="muted">#{w.id}</div>
+                    {w.description ? <div>{w.description}</div> : null}
                   </td>
                   <td>{describeEvents(w.events, sources)}</td>
+                  <td>
+                    <EnabledBadge webhook={w} />
+                  </td>
                   <Health webhookId={w.id} />
                 </tr>
               ))}
