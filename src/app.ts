@@ -15,9 +15,11 @@ import { deliveryRoutes } from './delivery/delivery.routes.js';
 import type { DeliveryWorker } from './delivery/worker.js';
 import { answerClientError, answerFrameworkError, MAX_PATH_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
 import { healthRoutes, type HealthOptions } from './http/health.routes.js';
+import { openapiOptions } from './openapi.js';
 import { registerJsonBodies, schemaErrorFormatter, validatorCompiler } from './http/validation.js';
 import type { Logger } from './logger.js';
-import { VERSION } from './version.js';
+import type { Metrics } from './metrics/metrics.js';
+import { metricsRoutes } from './metrics/metrics.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 
 export interface AppDependencies {
@@ -28,6 +30,8 @@ export interface AppDependencies {
   worker: DeliveryWorker;
   /** Where this process runs the delivery schedules: why they are not running (for /health/ready). */
   schedules?: HealthOptions['schedules'];
+  /** The process's metrics, served at GET /metrics (loopback, Admin, or METRICS_TOKEN). */
+  metrics?: Metrics;
 }
 
 /**
@@ -52,13 +56,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   // 1. Framework plugins.
   await app.register(cookie);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'Alert Webhooks', version: VERSION, description: 'Alerts, cases and signed webhook deliveries' },
-      components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'aw.sid' }, apiKey: { type: 'http', scheme: 'basic' } } },
-    },
-  });
+  await app.register(swagger, openapiOptions());
 
   // 2. Cross-cutting: one error shape; who the caller is, and the guard on each route's declared access. From
   //    here on a route that declares no access (`config: { access }`, or `withAccess` for a whole module) stops
@@ -76,6 +74,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(webhookRoutes, { db, settings, receiverPolicy: config.receiverPolicy });
   await app.register(deliveryRoutes, { db, settings, worker: deps.worker });
   await app.register(consoleRoutes);
+  if (deps.metrics) await app.register(metricsRoutes, { metrics: deps.metrics, token: config.metricsToken });
 
   app.get('/api/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());
   return app;

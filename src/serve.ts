@@ -2,12 +2,13 @@ import { readProcessConfig, redactUrl } from './config/env.js';
 import { schedulesProblem } from './delivery/schedule-health.js';
 import { startOperationsServer } from './http/operations-server.js';
 import { createLogger } from './logger.js';
+import { metricsRoutes } from './metrics/metrics.routes.js';
 import { startService, type Service } from './service.js';
 import { explainStartupFailure, listenFailure } from './cli/startup-failures.js';
 
 /**
- * `serve`: the service, as ROLE says. ROLE=worker listens for no API, so its health checks (and, later, its
- * metrics) are on METRICS_PORT instead; 0 leaves it without a listener. A start that fails for a reason in the
+ * `serve`: the service, as ROLE says. ROLE=worker listens for no API, so its health checks and its metrics are
+ * on METRICS_PORT instead; 0 leaves it without a listener. A start that fails for a reason in the
  * environment (port taken, database out of reach, DATA_DIR not writable) ends with that reason in one line.
  */
 export async function serve(): Promise<void> {
@@ -32,6 +33,7 @@ export async function serve(): Promise<void> {
         logger,
         host: config.host,
         port: config.metricsPort,
+        metrics: (app) => metricsRoutes(app, { metrics: running.metrics, token: config.metricsToken }),
       }).catch((err: unknown) => {
         throw listenFailure(err, 'METRICS_PORT', config.host, config.metricsPort);
       });

@@ -8,6 +8,9 @@ import { migrate } from './db/migrate.js';
 import { startDeliveryEngine, type DeliveryEngine } from './delivery/engine.js';
 import { schedulesProblem } from './delivery/schedule-health.js';
 import type { Logger } from './logger.js';
+import { Metrics } from './metrics/metrics.js';
+import { readBacklog } from './outbox/backlog.js';
+import { onEventsRecorded } from './outbox/enqueue.js';
 import { loadKeyring, type Keyring } from './secrets/keyring.js';
 
 export interface Service {
@@ -17,6 +20,8 @@ export interface Service {
   readonly engine: DeliveryEngine;
   /** The keys webhook secrets are sealed with (SECRETS_KEY, SECRETS_KEY_FILE, or the embedded DATA_DIR/secrets.key). */
   readonly keyring: Keyring;
+  /** The process's Prometheus metrics (GET /metrics on the API port, or on METRICS_PORT for ROLE=worker). */
+  readonly metrics: Metrics;
   /** Stops taking requests and work, lets what is in flight finish, closes the database. */
   close(): Promise<void>;
 }
@@ -73,6 +78,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
     const settings = await SettingsStore.open(db, logger);
     await settings.watch();
+    const metrics = new Metrics({ backlog: () => readBacklog(db) });
+    const stopCountingEvents = onEventsRecorded((eventType) => metrics.eventsRecorded(eventType));
     const engine = startDeliveryEngine({
       db,
       settings,
@@ -80,10 +87,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       scheduled: config.role !== 'api',
       worker: { concurrency: config.deliveryConcurrency, perWebhookConcurrency: config.deliveryConcurrencyPerWebhook, leaseMs: config.deliveryLeaseMs },
       receiverPolicy: config.receiverPolicy,
+      metrics,
     });
     // Readiness asks whether the schedules run only where this process runs them.
     const schedules = config.role === 'api' ? undefined : () => schedulesProblem(engine, settings.webhooks);
-    const app = await buildApp({ db, settings, config, logger, worker: engine.worker, schedules });
+    const app = await buildApp({ db, settings, config, logger, worker: engine.worker, schedules, metrics });
     await app.ready();
 
     let closed = false;
@@ -93,6 +101,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       settings,
       engine,
       keyring,
+      metrics,
       async close() {
         if (closed) return;
         closed = true;
@@ -100,6 +109,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         await app.close();
         await engine.stop();
         await settings.close();
+        stopCountingEvents();
         if (ownsDb) await db.close();
       },
     };

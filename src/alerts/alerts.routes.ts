@@ -19,7 +19,7 @@ const AlertSchema = Type.Object({
   enabled: Type.Boolean(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
-});
+}, { $id: 'Alert' });
 const UserRef = Type.Object({ id: Type.Integer(), username: Type.String(), email: Type.String() });
 const CaseSchema = Type.Object({
   id: Type.Integer(),
@@ -35,7 +35,7 @@ const CaseSchema = Type.Object({
   url: Type.String(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
-});
+}, { $id: 'Case', description: 'A distinct match of an alert, with its status' });
 const AlertParams = Type.Object({ sourceKey: SourceKey, alertId: PositiveId });
 const CaseParams = Type.Object({ sourceKey: SourceKey, alertId: PositiveId, caseId: PositiveId });
 const IdList = Type.Array(Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH }), { maxItems: MAX_TARGET_IDS });
@@ -52,6 +52,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'createDataSource',
         tags: ['data sources'],
         summary: 'Register a data source (ext)',
         body: Type.Object({ key: Type.String(), name: Type.String({ minLength: 1, maxLength: MAX_SOURCE_NAME_LENGTH }) }),
@@ -66,6 +67,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     {
       config: { access: 'user' },
       schema: {
+        operationId: 'listDataSources',
         tags: ['data sources'],
         summary: 'List data sources',
         response: { 200: Type.Array(Type.Object({ key: Type.String(), name: Type.String(), connected: Type.Boolean() })), ...errorResponses(401) },
@@ -83,6 +85,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'createAlert',
         tags: ['alerts'],
         summary: 'Create an alert',
         params: Type.Object({ sourceKey: SourceKey }),
@@ -104,6 +107,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'updateAlert',
         tags: ['alerts'],
         summary: 'Change an alert (later payloads use the new title and description; earlier ones keep theirs)',
         params: AlertParams,
@@ -126,6 +130,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     {
       config: { access: 'user' },
       schema: {
+        operationId: 'listAlerts',
         tags: ['alerts'],
         summary: 'List the alerts of a data source',
         params: Type.Object({ sourceKey: SourceKey }),
@@ -140,7 +145,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
 
   app.get(
     '/api/:sourceKey/alerts/:alertId',
-    { config: { access: 'user' }, schema: { tags: ['alerts'], summary: 'One alert', params: AlertParams, response: { 200: AlertSchema, ...errorResponses(400, 401, 404) } } },
+    { config: { access: 'user' }, schema: { operationId: 'getAlert', tags: ['alerts'], summary: 'One alert', params: AlertParams, response: { 200: AlertSchema, ...errorResponses(400, 401, 404) } } },
     async (request) => {
       requireUser(request);
       const { sourceKey, alertId } = request.params;
@@ -153,6 +158,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'deleteAlert',
         tags: ['alerts'],
         summary: 'Delete an alert and its cases',
         params: AlertParams,
@@ -172,6 +178,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'reportMatches',
         tags: ['alerts'],
         summary: 'Report matches of an alert (ext): creates or updates cases, in one transaction, answering one entry per match',
         params: AlertParams,
@@ -196,6 +203,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     {
       config: { access: 'user' },
       schema: {
+        operationId: 'listCases',
         tags: ['cases'],
         summary: 'Cases of an alert, newest first, with the count of each status',
         params: AlertParams,
@@ -220,7 +228,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
 
   app.get(
     '/api/:sourceKey/alerts/:alertId/cases/:caseId',
-    { config: { access: 'user' }, schema: { tags: ['cases'], summary: 'One case', params: CaseParams, response: { 200: CaseSchema, ...errorResponses(400, 401, 404) } } },
+    { config: { access: 'user' }, schema: { operationId: 'getCase', tags: ['cases'], summary: 'One case', params: CaseParams, response: { 200: CaseSchema, ...errorResponses(400, 401, 404) } } },
     async (request) => {
       requireUser(request);
       const { sourceKey, alertId, caseId } = request.params;
@@ -234,6 +242,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     {
       config: { access: 'user' },
       schema: {
+        operationId: 'actOnCase',
         tags: ['cases'],
         summary: 'Act on a case: confirm, dismiss, unconfirm, in-progress (each emits caseStatusChange) or comment',
         params: CaseParams,
@@ -253,6 +262,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     {
       config: { access: 'user' },
       schema: {
+        operationId: 'listCaseActions',
         tags: ['cases'],
         summary: 'The action log of a case, oldest first',
         params: CaseParams,

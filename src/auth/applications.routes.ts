@@ -15,7 +15,7 @@ const ApplicationSchema = Type.Object({
   rights: Type.Array(Type.String()),
   createdAt: Timestamp,
   updatedAt: Timestamp,
-});
+}, { $id: 'Application', description: 'An API key: it acts for a user, within its own groups' });
 
 export const applicationRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   app.post(
@@ -23,6 +23,7 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'createApplication',
         tags: ['applications'],
         summary: 'Create an API key; the key is in this answer only',
         body: Type.Object({
@@ -41,6 +42,7 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'listApplications',
         tags: ['applications'],
         summary: 'List API keys (without the keys)',
         response: { 200: Type.Array(ApplicationSchema), ...errorResponses(401, 403) },
@@ -54,6 +56,7 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'deleteApplication',
         tags: ['applications'],
         summary: 'Delete an API key',
         params: Type.Object({ id: PositiveId }),

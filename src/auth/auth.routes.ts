@@ -49,6 +49,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'login',
         tags: ['auth'],
         summary: 'Sign in with a username or email and a password; answers the user and sets the session cookie',
         body: Type.Object({ usernameOrEmail: Type.String({ minLength: 1, maxLength: MAX_LOGIN_LENGTH }), password: Type.String({ maxLength: MAX_PASSWORD_LENGTH }) }),
@@ -104,6 +105,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     {
       config: { access: 'user' },
       schema: {
+        operationId: 'getCurrentUser',
         tags: ['auth'],
         summary: 'The signed-in user; through an API key, also the key\'s application (the key acts for the user)',
         response: { 200: MeSchema, ...errorResponses(401) },
@@ -121,7 +123,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
 
   app.get(
     '/api/auth/logout',
-    { config: { access: 'public' }, schema: { tags: ['auth'], summary: 'End the session', response: { 204: Type.Null() } } },
+    { config: { access: 'public' }, schema: { operationId: 'logout', tags: ['auth'], summary: 'End the session', response: { 204: Type.Null() } } },
     async (request, reply) => {
       const token = request.cookies[SESSION_COOKIE];
       if (token) await deleteSession(db, token);

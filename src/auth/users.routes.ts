@@ -13,6 +13,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (ap
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'createUser',
         tags: ['users'],
         summary: 'Create a user (default group: Analyst)',
         body: Type.Object({
@@ -29,7 +30,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (ap
 
   app.get(
     '/api/admin/users',
-    { config: { access: 'admin' }, schema: { tags: ['users'], summary: 'List users', response: { 200: Type.Object({ items: Type.Array(UserSchema) }), ...errorResponses(401, 403) } } },
+    { config: { access: 'admin' }, schema: { operationId: 'listUsers', tags: ['users'], summary: 'List users', response: { 200: Type.Object({ items: Type.Array(UserSchema) }), ...errorResponses(401, 403) } } },
     async () => ({ items: await users.listUsers(db) }),
   );
 
@@ -38,6 +39,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (ap
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'updateUser',
         tags: ['users'],
         summary: 'Change a user',
         params: Type.Object({ id: PositiveId }),
@@ -58,6 +60,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (ap
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'deleteUser',
         tags: ['users'],
         summary: 'Delete a user',
         params: Type.Object({ id: PositiveId }),

@@ -16,8 +16,10 @@ export interface ProcessConfig {
   readonly dataDir: string;
   readonly port: number;
   readonly host: string;
-  /** Where a ROLE=worker process answers its health checks (and, later, metrics); 0 = no listener. */
+  /** Where a ROLE=worker process answers its health checks and metrics; 0 = no listener. */
   readonly metricsPort: number;
+  /** METRICS_TOKEN: the bearer token a scraper off this host may send for GET /metrics (unset: none). */
+  readonly metricsToken: string | undefined;
   readonly publicBaseUrl: string;
   readonly adminEmail: string;
   readonly adminPassword: string | undefined;
@@ -76,6 +78,7 @@ export function readProcessConfig(env: NodeJS.ProcessEnv = process.env): Process
     port,
     host: env.HOST?.trim() || '0.0.0.0',
     metricsPort: intFrom(env, 'METRICS_PORT', 9464, 0, 65535),
+    metricsToken: metricsTokenFrom(env.METRICS_TOKEN),
     publicBaseUrl,
     adminEmail: env.ADMIN_EMAIL?.trim() || 'admin@localhost',
     adminPassword: env.ADMIN_PASSWORD || undefined,
@@ -117,6 +120,17 @@ function secretsKeysFrom(env: NodeJS.ProcessEnv): Pick<ProcessConfig, 'secretsKe
     if (err instanceof SecretsKeyError) throw new ConfigError(err.message);
     throw err;
   }
+}
+
+// A guessable token would open the metrics to anyone who can reach the port.
+const MIN_METRICS_TOKEN_LENGTH = 16;
+
+function metricsTokenFrom(raw: string | undefined): string | undefined {
+  const token = raw?.trim() || undefined;
+  if (token !== undefined && token.length < MIN_METRICS_TOKEN_LENGTH) {
+    throw new ConfigError(`METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} characters (e.g. openssl rand -hex 32), got ${token.length}`);
+  }
+  return token;
 }
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

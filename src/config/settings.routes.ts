@@ -17,7 +17,7 @@ const WebhookSettingsSchema = Type.Object({
   requestTimeoutMs: Type.Integer(),
   retryScheduleMs: Type.Array(Type.Integer()),
   autoDisableAfterMs: Type.Integer(),
-});
+}, { $id: 'WebhookSettings', description: 'The webhooks section of the settings (Admin only)' });
 
 export interface SettingsRoutesOptions {
   settings: SettingsStore;
@@ -31,9 +31,10 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<SettingsRoutesOptions> = 
       // Anyone: the answer itself is reduced for non-Admins (the webhooks section is Admin's only).
       config: { access: 'public' },
       schema: {
+        operationId: 'getSettings',
         tags: ['settings'],
         summary: 'The settings; the webhooks section is shown to Admin users only',
-        response: { 200: Type.Object({ url: Type.String(), webhooks: Type.Optional(WebhookSettingsSchema) }) },
+        response: { 200: Type.Object({ url: Type.String(), webhooks: Type.Optional(WebhookSettingsSchema) }, { $id: 'Settings', description: 'The settings a caller may see' }) },
       },
     },
     async (request) => (isAdmin(request.principal) ? { url: publicBaseUrl, webhooks: settings.webhooks } : { url: publicBaseUrl }),
@@ -44,6 +45,7 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<SettingsRoutesOptions> = 
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'updateSettings',
         tags: ['settings'],
         summary: 'Change webhooks settings: {path: "webhooks", configuration: {...}} or {path: "webhooks.<option>", configuration: value}',
         body: Type.Object({ path: Type.String({ minLength: 1 }), configuration: Type.Unknown() }),

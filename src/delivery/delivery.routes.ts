@@ -52,6 +52,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'pingWebhook',
         tags: ['webhooks'],
         summary: 'Send a ping to the webhook now (whatever deliveryFrequency says, enabled or not) and answer the delivery after that one attempt; never retried',
         params: WebhookParams,
@@ -72,6 +73,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'redeliverDelivery',
         tags: ['webhooks'],
         summary: 'Make a delivery pending and due now, its retry schedule started afresh, its attempt log kept (ext)',
         params: DeliveryParams,
@@ -93,6 +95,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'redeliverWebhookDeliveries',
         tags: ['webhooks'],
         summary: 'Make every failed delivery of a webhook (optionally those that failed between since and until) pending and due now (ext)',
         params: WebhookParams,
@@ -112,6 +115,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'redeliverDeliveries',
         tags: ['webhooks'],
         summary: 'Make every failed delivery (of the webhooks in webhookIds, when given; failed between since and until, when given) pending and due now (ext)',
         body: Type.Object({ ...BulkRedeliverFields, webhookIds: Type.Optional(Type.Array(PositiveId, { minItems: 1, maxItems: MAX_WEBHOOKS })) }),

@@ -2,6 +2,7 @@ import type { SettingsStore } from '../config/settings-store.js';
 import type { WebhookSettings } from '../config/webhook-settings.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { ReceiverPolicy } from '../network/receiver-policy.js';
 import { cleanupDeliveries } from './cleanup.js';
 import { RecurringTask } from './schedule.js';
@@ -29,10 +30,12 @@ export function startDeliveryEngine(options: {
   worker?: Partial<WorkerOptions>;
   /** Which receiver addresses deliveries and pings may reach (RECEIVER_*); the default policy when unset. */
   receiverPolicy?: ReceiverPolicy;
+  /** The process's metrics, counted into by the worker (GET /metrics). */
+  metrics?: Metrics;
 }): DeliveryEngine {
   const { db, settings, logger } = options;
   const sender = new DeliverySender(options.receiverPolicy === undefined ? {} : { receiverPolicy: options.receiverPolicy });
-  const worker = new DeliveryWorker(db, settings, sender, logger, { ...DEFAULT_WORKER_OPTIONS, ...options.worker });
+  const worker = new DeliveryWorker(db, settings, sender, logger, { ...DEFAULT_WORKER_OPTIONS, ...options.worker }, options.metrics);
   // A firing never waits for the drain: it starts one, or has the one under way claim again (see DeliveryWorker.tick).
   const delivery = new RecurringTask('delivery', async () => worker.tick(), logger);
   const cleanup = new RecurringTask(

@@ -1,6 +1,7 @@
 import { describeDbError } from '../db/db-errors.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { recordAttempts, type AttemptRecord } from '../outbox/claims.js';
 import { disableFailingWebhooks } from '../webhooks/auto-disable.js';
 
@@ -29,6 +30,7 @@ export class OutcomeWriter {
     private readonly db: Database,
     private readonly log: Logger,
     private readonly autoDisableAfterMs: () => number = () => 0,
+    private readonly metrics?: Metrics,
   ) {}
 
   /** Outcomes written so far. */
@@ -52,7 +54,9 @@ export class OutcomeWriter {
       const autoDisableAfterMs = this.autoDisableAfterMs();
       let failingWebhookIds: number[];
       try {
+        const startedAt = performance.now();
         ({ failingWebhookIds } = await recordAttempts(this.db, batch, autoDisableAfterMs));
+        this.metrics?.outcomesFlushed((performance.now() - startedAt) / 1000);
         this.#written += batch.length;
         if (this.#failing) this.log.info('recording delivery outcomes works again');
         this.#failing = false;

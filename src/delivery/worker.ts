@@ -2,6 +2,7 @@ import { describeDbError } from '../db/db-errors.js';
 import type { SettingsStore } from '../config/settings-store.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { analyzeQueueIfStale, claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type ClaimedDelivery } from '../outbox/claims.js';
 import { attemptDelivery } from './attempt.js';
 import { EndpointCache } from './endpoints.js';
@@ -97,8 +98,10 @@ export class DeliveryWorker {
     private readonly sender: DeliverySender,
     private readonly log: Logger,
     private readonly options: WorkerOptions = DEFAULT_WORKER_OPTIONS,
+    /** Counts attempts and times claims and outcome writes (GET /metrics); none in tests that need none. */
+    private readonly metrics?: Metrics,
   ) {
-    this.#outcomes = new OutcomeWriter(db, log, () => settings.webhooks.autoDisableAfterMs);
+    this.#outcomes = new OutcomeWriter(db, log, () => settings.webhooks.autoDisableAfterMs, metrics);
     this.#endpoints = new EndpointCache(db);
   }
 
@@ -202,7 +205,9 @@ export class DeliveryWorker {
       }
       const excluded = [...this.#lanes].filter(([, lane]) => this.#perWebhookLimit - lane.running - lane.waiting.length < perWebhook).map(([id]) => id);
       const writtenBefore = this.#outcomes.written;
+      const claimStartedAt = performance.now();
       const claimed = await claimDueDeliveries(this.db, { limit: room, leaseMs: this.leaseMs, excludedWebhookIds: excluded, perWebhook, turnAfter: this.#turnAfter });
+      this.metrics?.claimed((performance.now() - claimStartedAt) / 1000);
       if (claimed.length === 0) {
         if (this.#claimed === 0) {
           // Outcomes written since this claim looked may have made deliveries due again (a retry step of 0):
@@ -344,7 +349,9 @@ export class DeliveryWorker {
   async #attempt(delivery: ClaimedDelivery): Promise<AttemptRecord | undefined> {
     const endpoint = this.#endpoints.get(delivery.webhookId);
     if (!endpoint) return undefined;
-    return attemptDelivery(delivery, endpoint, { sender: this.sender, settings: this.settings.webhooks, log: this.log });
+    const record = await attemptDelivery(delivery, endpoint, { sender: this.sender, settings: this.settings.webhooks, log: this.log });
+    this.metrics?.attempt(delivery.webhookId, record.status, record.logEntry.durationMs / 1000);
+    return record;
   }
 
   /**

@@ -35,6 +35,7 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules }: Heal
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'getHealth',
         tags: ['operations'],
         summary: '200 when the database answers (or is busy working), 503 when it does not',
         response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: Unavailable },
@@ -60,7 +61,7 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules }: Heal
     '/health/live',
     {
       config: { access: 'public' },
-      schema: { tags: ['operations'], summary: 'Liveness: 200 whenever the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+      schema: { operationId: 'getLiveness', tags: ['operations'], summary: 'Liveness: 200 whenever the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
     },
     async () => ({ status: 'ok' as const }),
   );
@@ -74,6 +75,7 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules }: Heal
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'getReadiness',
         tags: ['operations'],
         summary: 'Readiness: 200 when the database answers, its migrations are applied and (where this process runs them) the delivery schedules run; 503 saying which is not',
         response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: Unavailable },

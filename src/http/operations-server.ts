@@ -1,15 +1,19 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Logger } from '../logger.js';
 import { healthRoutes, type HealthOptions } from './health.routes.js';
 
 /**
  * What a process that serves no API (ROLE=worker) answers on METRICS_PORT, for its orchestrator and monitoring:
  * `/health`, `/health/live` and `/health/ready`, the same routes as on the API port, and nothing else (no API, no
- * console, no sign-in). The Prometheus metrics will be served here too (issue 12, item 1).
+ * console, no sign-in), and `/metrics` from the `metrics` plugin the caller gives (src/metrics/metrics.routes.ts:
+ * given rather than imported, as this folder imports only the base).
  */
-export async function startOperationsServer(options: HealthOptions & { logger: Logger; host: string; port: number }): Promise<{ address: string; app: FastifyInstance }> {
+export async function startOperationsServer(
+  options: HealthOptions & { logger: Logger; host: string; port: number; metrics?: FastifyPluginAsync },
+): Promise<{ address: string; app: FastifyInstance }> {
   const app = Fastify({ loggerInstance: options.logger as FastifyBaseLogger });
   await app.register(healthRoutes, { db: options.db, schedules: options.schedules });
+  if (options.metrics) await app.register(options.metrics);
   const address = await app.listen({ port: options.port, host: options.host });
   return { address, app };
 }

@@ -1,10 +1,19 @@
 import { Type, type TSchema } from 'typebox';
+import { ERROR_STATUS, type ErrorKey } from '../errors.js';
 
 /**
  * Shapes of no one domain, shared by the route files of many. A shape shared by the route files of one domain
  * lives beside them in that domain's `schemas.ts` (it takes the domain's limits); never in a route file.
  */
-export const ErrorBody = Type.Object({ key: Type.String(), message: Type.String() }, { $id: 'ErrorBody' });
+
+/** Every error answer: `key` from the closed catalogue (src/errors.ts), `message` naming the field and the rule. */
+export const ErrorBody = Type.Object(
+  {
+    key: Type.Enum(Object.keys(ERROR_STATUS) as ErrorKey[], { description: 'what went wrong, from the closed catalogue of error keys' }),
+    message: Type.String({ description: 'for people: names the field and the rule that was broken' }),
+  },
+  { $id: 'Error', description: 'An error: {key, message}' },
+);
 
 export const Timestamp = Type.String({ description: 'ISO 8601 UTC with milliseconds' });
 

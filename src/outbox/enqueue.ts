@@ -3,6 +3,21 @@ import type { Database, Queryable } from '../db/database.js';
 import type { ClaimedDelivery } from './claims.js';
 import type { EventType } from './events.js';
 
+/** Told of each event written to the outbox, with its type (the metrics count them: webhook_events_recorded_total). */
+export type EventsRecordedListener = (eventType: string) => void;
+
+// Listeners here rather than a parameter: events are written from deep in the domain's transactions (matches, case
+// actions, auto-disable), which know nothing of metrics. Each service adds its own and removes it on close; two
+// services in one process (the tests) each hear the other's events too. An event is told when written, before
+// its transaction commits: a rolled-back one is counted all the same (rare: a failed matches call).
+const recordedListeners = new Set<EventsRecordedListener>();
+
+/** Adds a listener of recorded events; answers the function that removes it. */
+export function onEventsRecorded(listener: EventsRecordedListener): () => void {
+  recordedListeners.add(listener);
+  return () => recordedListeners.delete(listener);
+}
+
 /** An event as the domain produced it, its payload already rendered. */
 export interface DomainEvent {
   eventType: EventType;
@@ -99,6 +114,7 @@ export async function enqueueEvents(tx: Queryable, events: readonly DomainEvent[
      SELECT webhook_id, event_id, now() FROM unnest($4::int[], $5::bigint[]) AS d(webhook_id, event_id)`,
     [eventIds, kept.map((k) => k.event.eventType), kept.map((k) => k.event.payload), deliveryWebhookIds, deliveryEventIds],
   );
+  for (const listener of recordedListeners) for (const { event } of kept) listener(event.eventType);
   return { deliveries: deliveryWebhookIds.length };
 }
 
@@ -116,6 +132,7 @@ export async function enqueuePing(db: Database, webhookId: number, payload: stri
          (SELECT version FROM webhooks WHERE id = $1) AS "webhookVersion"`,
       [webhookId, events[0]!.id, leaseMs],
     );
+    for (const listener of recordedListeners) listener('ping');
     return { ...rows[0]!, payload };
   });
 }

@@ -13,7 +13,7 @@ const AttemptSchema = Type.Object({
   responseStatus: Type.Optional(Type.Integer()),
   error: Type.Optional(Type.String()),
   responseBody: Type.Optional(Type.String()),
-});
+}, { $id: 'DeliveryAttempt', description: 'One HTTP attempt of a delivery' });
 
 export const DeliverySchema = Type.Object({
   id: Type.Integer(),
@@ -28,4 +28,4 @@ export const DeliverySchema = Type.Object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   attemptLog: Type.Optional(Type.Array(AttemptSchema)),
-});
+}, { $id: 'Delivery', description: 'One event sent, or to be sent, to one webhook' });

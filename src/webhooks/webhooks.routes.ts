@@ -49,14 +49,14 @@ const webhookFields = {
   createdAt: Timestamp,
   updatedAt: Timestamp,
 };
-const WebhookSchema = Type.Object(webhookFields);
+const WebhookSchema = Type.Object(webhookFields, { $id: 'Webhook', description: 'A webhook (never its secret)' });
 const WebhookDetailsSchema = Type.Object({
   ...webhookFields,
   deliveryCounts: Type.Object(
     { pending: Type.Integer(), sent: Type.Integer(), failed: Type.Integer() },
     { description: 'its deliveries by status: what deleting it takes with it' },
   ),
-});
+}, { $id: 'WebhookDetails', description: 'A webhook with its delivery counts' });
 
 export interface WebhookRoutesOptions {
   db: Database;
@@ -74,6 +74,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'createWebhook',
         tags: ['webhooks'],
         summary: 'Register a webhook; `events` left out means newCase, newMatch and caseStatusChange on any data source',
         body: Type.Object({
@@ -93,6 +94,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'listWebhooks',
         tags: ['webhooks'],
         summary: 'List webhooks, oldest first (never their secrets)',
         description:
@@ -117,6 +119,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'getWebhook',
         tags: ['webhooks'],
         summary: 'One webhook, with its delivery counts by status (ext)',
         params: WebhookParams,
@@ -131,6 +134,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'updateWebhook',
         tags: ['webhooks'],
         summary: 'Change a webhook: any of url, events, enabled, description, checked as at creation; all or nothing (ext)',
         description:
@@ -161,6 +165,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'rotateWebhookSecret',
         tags: ['webhooks'],
         summary: 'Rotate the secret: the previous one keeps signing besides the new one for overlapMs (ext)',
         description:
@@ -191,6 +196,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'deleteWebhook',
         tags: ['webhooks'],
         summary: 'Delete a webhook and its deliveries',
         params: WebhookParams,
@@ -208,6 +214,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'listDeliveries',
         tags: ['webhooks'],
         summary: 'Deliveries of a webhook, newest first',
         params: WebhookParams,
@@ -227,6 +234,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'getDelivery',
         tags: ['webhooks'],
         summary: 'One delivery with its attempt log (ext)',
         params: DeliveryParams,

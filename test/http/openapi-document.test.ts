@@ -53,7 +53,8 @@ describe('the OpenAPI document and the API reference', () => {
       const success = Object.entries(operation!.responses).filter(([status]) => /^2\d\d$/.test(status));
       expect(success.length, `${where}: a 2xx answer`).toBeGreaterThan(0);
       for (const [status, response] of success) {
-        if (status !== '204') expect(response.content?.['application/json']?.schema, `${where}: ${status} answer schema`).toBeDefined();
+        // JSON, or text for GET /metrics (the Prometheus exposition).
+        if (status !== '204') expect((response.content?.['application/json'] ?? response.content?.['text/plain'])?.schema, `${where}: ${status} answer schema`).toBeDefined();
       }
       // Every route that refuses bad input says so with the error body.
       const errors = Object.keys(operation!.responses).filter((status) => /^[45]\d\d$/.test(status));

@@ -1,0 +1,133 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { WebhookBacklog } from '../outbox/backlog.js';
+import { EVENT_TYPES } from '../outbox/events.js';
+
+/** How an attempt ended, as the `outcome` label says it: `pending` after an attempt is a retry. */
+export type AttemptOutcome = 'sent' | 'pending' | 'failed';
+
+/** The label children of one webhook, bound once: an attempt increments them without building a label object. */
+interface WebhookChildren {
+  sent: Counter.Internal;
+  retry: Counter.Internal;
+  failed: Counter.Internal;
+  duration: Histogram.Internal<'webhook'>;
+}
+
+// The backlog is read once per BACKLOG_CACHE_MS however many scrapers (or gauges) ask.
+const BACKLOG_CACHE_MS = 1_000;
+// Attempts last up to the request time-out (10 s by default, more if raised): the top buckets cover it.
+const ATTEMPT_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const STATEMENT_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+/**
+ * The process's Prometheus metrics (docs/operations.md lists them), in a registry of its own rather than
+ * prom-client's global one: several services in one process (the tests) each keep their own. The delivery side
+ * counts into it on its hot path (an attempt costs two child increments, found in a Map); the backlog gauges are
+ * read from the database at scrape time, through `backlog`, at most once a second.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #attempts: Counter<'webhook' | 'outcome'>;
+  readonly #attemptDuration: Histogram<'webhook'>;
+  readonly #eventsRecorded: Counter<'event_type'>;
+  readonly #eventChildren = new Map<string, Counter.Internal>();
+  readonly #claimDuration: Histogram;
+  readonly #flushDuration: Histogram;
+  readonly #webhooks = new Map<number, WebhookChildren>();
+  #backlog: { at: number; rows: Promise<WebhookBacklog[]> } | undefined;
+
+  constructor(private readonly options: { backlog?: () => Promise<WebhookBacklog[]>; defaultMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    this.#attempts = new Counter({ name: 'webhook_delivery_attempts_total', help: 'Delivery attempts, by webhook and outcome (sent, retry, failed)', labelNames: ['webhook', 'outcome'], registers });
+    this.#attemptDuration = new Histogram({ name: 'webhook_delivery_attempt_duration_seconds', help: 'Duration of delivery attempts, by webhook', labelNames: ['webhook'], buckets: ATTEMPT_BUCKETS, registers });
+    this.#eventsRecorded = new Counter({ name: 'webhook_events_recorded_total', help: 'Events recorded in the outbox (at least one webhook subscribed), by event type', labelNames: ['event_type'], registers });
+    for (const type of [...EVENT_TYPES, 'ping']) this.#eventChildren.set(type, this.#eventsRecorded.labels(type));
+    this.#claimDuration = new Histogram({ name: 'webhook_claim_duration_seconds', help: 'Duration of one claim of due deliveries', buckets: STATEMENT_BUCKETS, registers });
+    this.#flushDuration = new Histogram({ name: 'webhook_outcome_flush_duration_seconds', help: 'Duration of one batched write of attempt outcomes', buckets: STATEMENT_BUCKETS, registers });
+
+    const backlogGauge = (name: string, help: string, value: (row: WebhookBacklog) => number) => {
+      const read = () => this.#readBacklog();
+      return new Gauge({
+        name,
+        help,
+        labelNames: ['webhook'],
+        registers,
+        async collect() {
+          const rows = await read();
+          this.reset(); // a deleted webhook's series goes away
+          for (const row of rows) this.labels(String(row.webhookId)).set(value(row));
+        },
+      });
+    };
+    backlogGauge('webhook_deliveries_due', 'Deliveries pending and due now (in flight included), by webhook', (r) => r.due);
+    backlogGauge('webhook_deliveries_oldest_due_age_seconds', 'Seconds since the oldest due delivery became due (0: none due), by webhook', (r) => r.oldestDueAgeSeconds);
+    backlogGauge('webhook_deliveries_failed', 'Deliveries ended failed and still kept (within failedDeliveryRetentionDelayMs), by webhook', (r) => r.failed);
+    backlogGauge('webhook_disabled', '1 when the webhook is disabled (by an admin or automatically), else 0', (r) => (r.disabled ? 1 : 0));
+    this.#backlogErrors = new Counter({ name: 'webhook_backlog_read_errors_total', help: 'Scrapes whose backlog query failed (the database away): the backlog gauges were left empty', registers });
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  readonly #backlogErrors: Counter;
+
+  /** One finished attempt of webhook `webhookId`. */
+  attempt(webhookId: number, outcome: AttemptOutcome, durationSeconds: number): void {
+    let children = this.#webhooks.get(webhookId);
+    if (!children) {
+      const webhook = String(webhookId);
+      children = {
+        sent: this.#attempts.labels(webhook, 'sent'),
+        retry: this.#attempts.labels(webhook, 'retry'),
+        failed: this.#attempts.labels(webhook, 'failed'),
+        duration: this.#attemptDuration.labels(webhook),
+      };
+      // Every outcome's series from the webhook's first attempt, at 0: a ratio of failed to all is 0, not absent.
+      for (const counter of [children.sent, children.retry, children.failed]) counter.inc(0);
+      this.#webhooks.set(webhookId, children);
+    }
+    (outcome === 'pending' ? children.retry : outcome === 'sent' ? children.sent : children.failed).inc();
+    children.duration.observe(durationSeconds);
+  }
+
+  /** `count` events of `eventType` written to the outbox. */
+  eventsRecorded(eventType: string, count = 1): void {
+    let child = this.#eventChildren.get(eventType);
+    if (!child) {
+      child = this.#eventsRecorded.labels(eventType);
+      this.#eventChildren.set(eventType, child);
+    }
+    child.inc(count);
+  }
+
+  claimed(durationSeconds: number): void {
+    this.#claimDuration.observe(durationSeconds);
+  }
+
+  outcomesFlushed(durationSeconds: number): void {
+    this.#flushDuration.observe(durationSeconds);
+  }
+
+  /** The text exposition of every metric of this process. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  /**
+   * The backlog, read at most once per BACKLOG_CACHE_MS (the four gauges and concurrent scrapes share one read).
+   * With the database away the gauges are empty and the scrape still answers, with the process metrics.
+   */
+  #readBacklog(): Promise<WebhookBacklog[]> {
+    const read = this.options.backlog;
+    if (!read) return Promise.resolve([]);
+    const now = Date.now();
+    if (!this.#backlog || now - this.#backlog.at >= BACKLOG_CACHE_MS) {
+      this.#backlog = {
+        at: now,
+        rows: read().catch(() => {
+          this.#backlogErrors.inc();
+          return [];
+        }),
+      };
+    }
+    return this.#backlog.rows;
+  }
+}

@@ -1,0 +1,75 @@
+import { Type, type TSchema } from 'typebox';
+
+/**
+ * The shapes of the event payloads that src/outbox/events.ts renders (contract §3), for the OpenAPI document's
+ * `webhooks` section: what a receiver is sent. Documentation only: payloads are rendered by events.ts, never
+ * checked against these, so test/http/openapi-validate.test.ts compares the two on rendered samples.
+ */
+const Timestamp = Type.String({ description: 'ISO 8601 UTC with milliseconds' });
+
+const EventAlert = Type.Object({ id: Type.Integer(), title: Type.String(), description: Type.String({ description: '"" when the alert has none' }) });
+const EventTarget = Type.Object({ nodes: Type.Array(Type.String()), edges: Type.Array(Type.String()) });
+
+const NewCaseEvent = Type.Object(
+  {
+    eventType: Type.Literal('newCase'),
+    sourceKey: Type.String(),
+    data: Type.Object({
+      alert: EventAlert,
+      case: Type.Object({ id: Type.Integer(), createdAt: Timestamp, target: EventTarget, url: Type.String() }),
+    }),
+  },
+  { $id: 'NewCaseEvent', description: 'An alert matched something it had not matched before: a new case' },
+);
+
+const NewMatchEvent = Type.Object(
+  {
+    eventType: Type.Literal('newMatch'),
+    sourceKey: Type.String(),
+    data: Type.Object({
+      alert: EventAlert,
+      case: Type.Object({ id: Type.Integer(), createdAt: Timestamp, updatedAt: Timestamp, target: EventTarget, url: Type.String() }),
+    }),
+  },
+  { $id: 'NewMatchEvent', description: 'An alert matched the target of an existing case again' },
+);
+
+const CaseStatusChangeEvent = Type.Object(
+  {
+    eventType: Type.Literal('caseStatusChange'),
+    sourceKey: Type.String(),
+    data: Type.Object({
+      alert: EventAlert,
+      case: Type.Object({ id: Type.Integer(), createdAt: Timestamp, updatedAt: Timestamp, status: Type.String(), url: Type.String() }),
+      user: Type.Object({ id: Type.Integer(), username: Type.String(), email: Type.String() }),
+      comment: Type.String({ description: '"" when none was given' }),
+    }),
+  },
+  { $id: 'CaseStatusChangeEvent', description: 'A user confirmed, dismissed, unconfirmed or started work on a case' },
+);
+
+const WebhookDisabledEvent = Type.Object(
+  {
+    eventType: Type.Literal('webhookDisabled'),
+    data: Type.Object({
+      webhook: Type.Object({ id: Type.Integer(), url: Type.String(), description: Type.String() }),
+      reason: Type.String(),
+      disabledAt: Timestamp,
+    }),
+  },
+  { $id: 'WebhookDisabledEvent', description: 'Another webhook was disabled automatically after failing for autoDisableAfterMs' },
+);
+
+const PingEvent = Type.Object(
+  { eventType: Type.Literal('ping'), data: Type.Object({ webhookId: Type.Integer() }) },
+  { $id: 'PingEvent', description: 'Sent by POST /api/admin/webhooks/:webhookId/ping to check a receiver' },
+);
+
+/** Each event type a receiver may be sent, with its payload shape. */
+export const EVENT_PAYLOADS: Readonly<Record<string, TSchema>> = {
+  newCase: NewCaseEvent,
+  newMatch: NewMatchEvent,
+  caseStatusChange: CaseStatusChangeEvent,
+  webhookDisabled: WebhookDisabledEvent,
+  ping: PingEvent,
+};
