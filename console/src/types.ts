@@ -36,6 +36,8 @@ export interface Webhook {
   disabledAt: string | null;
   /** `"by <username>"` or `"automatically after …"`; null while enabled. */
   disabledReason: string | null;
+  /** Since when its attempts have all failed (the failure streak); null when the last one succeeded. */
+  failingSince: string | null;
   /** Until when the secret before the last rotation still signs; null when no overlap runs. */
   previousSecretExpiresAt: string | null;
   createdAt: string;

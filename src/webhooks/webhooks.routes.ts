@@ -45,6 +45,7 @@ const webhookFields = {
   enabled: Type.Boolean(),
   disabledAt: NullableTimestamp,
   disabledReason: Type.Union([Type.String({ description: '"by <username>" or "automatically after …"' }), Type.Null()]),
+  failingSince: Type.Union([Timestamp, Type.Null()], { description: 'since when its attempts have all failed (the failure streak); null when the last one succeeded or none failed' }),
   previousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], { description: 'until when the secret before the last rotation still signs' }),
   createdAt: Timestamp,
   updatedAt: Timestamp,

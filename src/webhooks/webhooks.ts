@@ -26,6 +26,8 @@ export interface Webhook {
   /** When and why it was disabled; null while enabled. */
   disabledAt: string | null;
   disabledReason: string | null;
+  /** Since when its attempts have all failed (the first failure after its last success); null when none has since. */
+  failingSince: string | null;
   /** Until when the secret before the last rotation still signs; null when no overlap is running. */
   previousSecretExpiresAt: string | null;
   createdAt: string;
@@ -249,6 +251,7 @@ interface WebhookRow {
   enabled: boolean;
   disabled_at: Date | null;
   disabled_reason: string | null;
+  failing_since: Date | null;
   previous_secret_expires_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -258,7 +261,7 @@ interface WebhookRow {
 /** Oldest first: all of them, one page of them, or the one webhook `id`. */
 export async function listWebhooks(db: Queryable, id?: number, page?: { offset: number; limit: number }): Promise<Webhook[]> {
   const { rows } = await db.query<WebhookRow>(
-    `SELECT w.id, w.url, w.description, w.enabled, w.disabled_at, w.disabled_reason, w.created_at, w.updated_at,
+    `SELECT w.id, w.url, w.description, w.enabled, w.disabled_at, w.disabled_reason, w.failing_since, w.created_at, w.updated_at,
             CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_expires_at END AS previous_secret_expires_at,
             COALESCE((SELECT jsonb_agg(jsonb_build_object('eventType', s.event_type, 'sourceKey', s.source_key) ORDER BY s.position)
                       FROM webhook_subscriptions s WHERE s.webhook_id = w.id), '[]') AS events
@@ -273,6 +276,7 @@ export async function listWebhooks(db: Queryable, id?: number, page?: { offset: 
     enabled: row.enabled,
     disabledAt: row.disabled_at?.toISOString() ?? null,
     disabledReason: row.disabled_reason,
+    failingSince: row.failing_since?.toISOString() ?? null,
     previousSecretExpiresAt: row.previous_secret_expires_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

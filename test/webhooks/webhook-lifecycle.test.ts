@@ -71,6 +71,7 @@ describe('a webhook changed, paused and enabled again, its history kept', () => 
       enabled: true,
       disabledAt: null,
       disabledReason: null,
+      failingSince: null,
       previousSecretExpiresAt: null,
       createdAt: created.body.createdAt,
       updatedAt: created.body.updatedAt,

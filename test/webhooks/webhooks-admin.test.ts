@@ -25,6 +25,7 @@ describe('webhooks administration (contract §4)', () => {
       enabled: true,
       disabledAt: null,
       disabledReason: null,
+      failingSince: null,
       previousSecretExpiresAt: null,
       createdAt: expect.stringMatching(/Z$/),
       updatedAt: expect.stringMatching(/Z$/),

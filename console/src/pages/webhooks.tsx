@@ -62,7 +62,7 @@ export function WebhooksPage() {
                   <td>
                     <EnabledBadge webhook={w} />
                   </td>
-                  <Health webhookId={w.id} />
+                  <Health webhookId={w.id} failingSince={w.failingSince} />
                 </tr>
               ))}
             </tbody>
@@ -87,10 +87,10 @@ export function WebhooksPage() {
 
 /**
  * Health from the deliveries API alone: the newest delivery (its outcome and time) and the pending and failed
- * counts, each a `limit=1` read of `totalCount`. Three small calls per webhook.
- * TODO(issue 10): the failure streak, once the API reports it.
+ * counts, each a `limit=1` read of `totalCount`. Three small calls per webhook. The failure streak comes with the
+ * webhook itself (`failingSince`).
  */
-function Health({ webhookId }: { webhookId: number }) {
+function Health({ webhookId, failingSince }: { webhookId: number; failingSince: string | null }) {
   const [health, setHealth] = useState<{ last?: Delivery; pending: number; failed: number }>();
   useEffect(() => {
     const base = `/api/admin/webhooks/${webhookId}/deliveries?limit=1`;
@@ -107,6 +107,11 @@ function Health({ webhookId }: { webhookId: number }) {
           <>
             <StatusBadge status={health.last.status} /> <span title={formatTime(health.last.updatedAt)}>{formatAgo(health.last.sentDate ?? health.last.updatedAt)}</span>
             <div class="muted">{health.last.payload.eventType}</div>
+            {failingSince ? (
+              <div class="bad" title={formatTime(failingSince)}>
+                failing since {formatAgo(failingSince)}
+              </div>
+            ) : null}
           </>
         ) : (
           <span class="muted">none yet</span>
