@@ -1,3 +1,4 @@
+import { useId } from 'preact/hooks';
 import { DEFAULT_EVENT_TYPES, EVENT_TYPES, SOURCELESS_EVENT_TYPES, type DataSource, type EventType, type WebhookEvent } from '../types';
 
 const ALL = '*';
@@ -82,4 +83,30 @@ export function describeEvents(events: WebhookEvent[], sources: DataSource[]): s
     bySource.set(where, [...(bySource.get(where) ?? []), e.eventType]);
   }
   return [...bySource].map(([where, types]) => `${types.join(', ')} on ${where}`).join('; ');
+}
+
+/** The events picker in its labelled fieldset, with the API's message about `events` tied to it (create and edit). */
+export function EventsField({
+  sources,
+  checked,
+  onChange,
+  error,
+}: {
+  sources: DataSource[];
+  checked: ReadonlySet<string>;
+  onChange: (next: Set<string>) => void;
+  error?: string | undefined;
+}) {
+  const errorId = useId();
+  return (
+    <fieldset class={error ? 'has-error' : ''}>
+      <legend>Events</legend>
+      <EventsPicker sources={sources} checked={checked} onChange={onChange} errorId={error ? errorId : undefined} />
+      {error ? (
+        <p class="field-error" id={errorId}>
+          {error}
+        </p>
+      ) : null}
+    </fieldset>
+  );
 }

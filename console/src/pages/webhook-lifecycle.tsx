@@ -1,7 +1,7 @@
-import { useId, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { ApiError, fieldOf, messageOf, patch, post } from '../api';
 import { CopyButton } from '../components/copy-button';
-import { EventsPicker, fromEvents, toEvents } from '../components/events-picker';
+import { EventsField, fromEvents, toEvents } from '../components/events-picker';
 import { Field } from '../components/field';
 import { Notice } from '../components/notice';
 import { formatDuration, formatTime } from '../format';
@@ -22,7 +22,6 @@ export function EditWebhook({ webhook, sources, onSaved }: { webhook: Webhook; s
   const [errors, setErrors] = useState<Partial<Record<EditField | 'form', string>>>({});
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
-  const eventsErrorId = useId();
 
   const start = () => {
     setUrl(webhook.url);
@@ -63,15 +62,7 @@ export function EditWebhook({ webhook, sources, onSaved }: { webhook: Webhook; s
     <form class="panel" aria-label="Edit webhook" onSubmit={(e) => void submit(e)} noValidate>
       <Field label="URL" type="url" value={url} error={errors.url} onInput={(e) => setUrl(e.currentTarget.value)} />
       <Field label="Description" value={description} error={errors.description} hint="What this receiver is, for the people who read this list; 500 characters at most." onInput={(e) => setDescription(e.currentTarget.value)} />
-      <fieldset class={errors.events ? 'has-error' : ''}>
-        <legend>Events</legend>
-        <EventsPicker sources={sources} checked={events} onChange={setEvents} errorId={errors.events ? eventsErrorId : undefined} />
-        {errors.events ? (
-          <p class="field-error" id={eventsErrorId}>
-            {errors.events}
-          </p>
-        ) : null}
-      </fieldset>
+      <EventsField sources={sources} checked={events} onChange={setEvents} error={errors.events} />
       {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
       <div class="actions">
         <button type="submit" disabled={busy}>

@@ -1,6 +1,6 @@
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, fieldOf, get, messageOf, post } from '../api';
-import { allEvents, describeEvents, EventsPicker, toEvents } from '../components/events-picker';
+import { allEvents, describeEvents, EventsField, toEvents } from '../components/events-picker';
 import { Field } from '../components/field';
 import { Link } from '../components/link';
 import { EnabledBadge, Notice, StatusBadge } from '../components/notice';
@@ -132,7 +132,6 @@ function CreateWebhook({ sources, onCreated }: { sources: DataSource[]; onCreate
   const [events, setEvents] = useState(allEvents);
   const [errors, setErrors] = useState<Partial<Record<FieldName | 'form', string>>>({});
   const [busy, setBusy] = useState(false);
-  const eventsErrorId = useId();
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -171,15 +170,7 @@ function CreateWebhook({ sources, onCreated }: { sources: DataSource[]; onCreate
             Generate
           </button>
         </Field>
-        <fieldset class={errors.events ? 'has-error' : ''}>
-          <legend>Events</legend>
-          <EventsPicker sources={sources} checked={events} onChange={setEvents} errorId={errors.events ? eventsErrorId : undefined} />
-          {errors.events ? (
-            <p class="field-error" id={eventsErrorId}>
-              {errors.events}
-            </p>
-          ) : null}
-        </fieldset>
+        <EventsField sources={sources} checked={events} onChange={setEvents} error={errors.events} />
         {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
         <button type="submit" disabled={busy}>
           Create webhook
