@@ -85,6 +85,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       settings,
       logger,
       scheduled: config.role !== 'api',
+      keyring,
       worker: { concurrency: config.deliveryConcurrency, perWebhookConcurrency: config.deliveryConcurrencyPerWebhook, leaseMs: config.deliveryLeaseMs },
       receiverPolicy: config.receiverPolicy,
       metrics,

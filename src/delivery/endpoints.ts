@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
+import type { Keyring } from '../secrets/keyring.js';
 import { findWebhookEndpoints } from '../webhooks/webhooks.js';
 import { createSigningKey } from './signer.js';
 
@@ -27,7 +28,10 @@ export function signingKeys(endpoint: SigningEndpoint, now: number): KeyObject[]
 export class EndpointCache {
   #endpoints = new Map<number, SigningEndpoint>();
 
-  constructor(private readonly db: Queryable) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly keyring: Keyring,
+  ) {}
 
   /** Undefined when the webhook was not loaded: it is gone (deleted with its deliveries). */
   get(webhookId: number): SigningEndpoint | undefined {

@@ -4,6 +4,7 @@ import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ReceiverPolicy } from '../network/receiver-policy.js';
+import type { Keyring } from '../secrets/keyring.js';
 import { cleanupDeliveries } from './cleanup.js';
 import { RecurringTask } from './schedule.js';
 import { DeliverySender } from './sender.js';
@@ -27,6 +28,8 @@ export function startDeliveryEngine(options: {
   settings: SettingsStore;
   logger: Logger;
   scheduled: boolean;
+  /** Opens the webhooks' sealed secrets for signing. */
+  keyring: Keyring;
   worker?: Partial<WorkerOptions>;
   /** Which receiver addresses deliveries and pings may reach (RECEIVER_*); the default policy when unset. */
   receiverPolicy?: ReceiverPolicy;
@@ -35,7 +38,7 @@ export function startDeliveryEngine(options: {
 }): DeliveryEngine {
   const { db, settings, logger } = options;
   const sender = new DeliverySender(options.receiverPolicy === undefined ? {} : { receiverPolicy: options.receiverPolicy });
-  const worker = new DeliveryWorker(db, settings, sender, logger, { ...DEFAULT_WORKER_OPTIONS, ...options.worker }, options.metrics);
+  const worker = new DeliveryWorker(db, settings, sender, options.keyring, logger, { ...DEFAULT_WORKER_OPTIONS, ...options.worker }, options.metrics);
   // A firing never waits for the drain: it starts one, or has the one under way claim again (see DeliveryWorker.tick).
   const delivery = new RecurringTask('delivery', async () => worker.tick(), logger);
   const cleanup = new RecurringTask(

@@ -3,6 +3,7 @@ import type { SettingsStore } from '../config/settings-store.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { Keyring } from '../secrets/keyring.js';
 import { analyzeQueueIfStale, claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type ClaimedDelivery } from '../outbox/claims.js';
 import { attemptDelivery } from './attempt.js';
 import { EndpointCache } from './endpoints.js';
@@ -96,13 +97,15 @@ export class DeliveryWorker {
     private readonly db: Database,
     private readonly settings: SettingsStore,
     private readonly sender: DeliverySender,
+    /** Opens the webhooks' sealed secrets (see EndpointCache). */
+    keyring: Keyring,
     private readonly log: Logger,
     private readonly options: WorkerOptions = DEFAULT_WORKER_OPTIONS,
     /** Counts attempts and times claims and outcome writes (GET /metrics); none in tests that need none. */
     private readonly metrics?: Metrics,
   ) {
     this.#outcomes = new OutcomeWriter(db, log, () => settings.webhooks.autoDisableAfterMs, metrics);
-    this.#endpoints = new EndpointCache(db);
+    this.#endpoints = new EndpointCache(db, keyring);
   }
 
   get #perWebhookLimit(): number {
