@@ -19,6 +19,7 @@ import { openapiOptions } from './openapi.js';
 import { registerJsonBodies, schemaErrorFormatter, validatorCompiler } from './http/validation.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
+import type { Keyring } from './secrets/keyring.js';
 import { metricsRoutes } from './metrics/metrics.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 
@@ -28,6 +29,8 @@ export interface AppDependencies {
   config: ProcessConfig;
   logger: Logger;
   worker: DeliveryWorker;
+  /** Seals the webhook secrets the API is given. */
+  keyring: Keyring;
   /** Where this process runs the delivery schedules: why they are not running (for /health/ready). */
   schedules?: HealthOptions['schedules'];
   /** The process's metrics, served at GET /metrics (loopback, Admin, or METRICS_TOKEN). */
@@ -71,7 +74,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(applicationRoutes, { db });
   await app.register(settingsRoutes, { settings, publicBaseUrl: config.publicBaseUrl });
   await app.register(alertRoutes, { db, publicBaseUrl: config.publicBaseUrl });
-  await app.register(webhookRoutes, { db, settings, receiverPolicy: config.receiverPolicy });
+  await app.register(webhookRoutes, { db, settings, receiverPolicy: config.receiverPolicy, keyring: deps.keyring });
   await app.register(deliveryRoutes, { db, settings, worker: deps.worker });
   await app.register(consoleRoutes);
   if (deps.metrics) await app.register(metricsRoutes, { metrics: deps.metrics, token: config.metricsToken });

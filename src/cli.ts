@@ -21,14 +21,15 @@ const COMMANDS: Record<string, Command> = {
   serve: noArgs('serve', async () => (await import('./serve.js')).serve()),
   migrate: noArgs('migrate', async () => (await import('./cli/migrate.js')).migrateOnly()),
   demo: noArgs('demo', async () => (await import('./demo.js')).runDemo()),
+  rekey: async (args) => (await import('./cli/rekey.js')).rekey(args),
   'admin reset-password': async (args) => (await import('./cli/reset-password.js')).resetPassword(args),
   'webhooks list': async (args) => (await import('./cli/webhooks-list.js')).webhooksList(args),
   'deliveries redeliver': async (args) => (await import('./cli/redeliver.js')).deliveriesRedeliver(args),
   config: async (args) => (await import('./cli/config.js')).config(args),
 };
 // OperatorError (src/cli/startup-failures.ts), AppError (a rule of the API, src/errors.ts), ConfigError (the
-// environment), DataDirLockedError, SecretsKeyError.
-const OPERATOR_ERRORS = new Set(['OperatorError', 'AppError', 'ConfigError', 'DataDirLockedError', 'SecretsKeyError']);
+// environment), DataDirLockedError, SecretsKeyError, SealedSecretError (a sealed secret that does not open: key ids only).
+const OPERATOR_ERRORS = new Set(['OperatorError', 'AppError', 'ConfigError', 'DataDirLockedError', 'SecretsKeyError', 'SealedSecretError']);
 const GROUPS = new Set(['admin', 'webhooks', 'deliveries']);
 
 async function main(argv: readonly string[]): Promise<void> {

@@ -11,9 +11,10 @@ import { explainStartupFailure, OperatorError } from './startup-failures.js';
  * Opens the database for an admin command (reset-password, webhooks, deliveries, config), runs `work` on it and
  * closes it. The commands use the same functions as the API, on the database directly, so they work when no
  * service runs or nobody can sign in. On PostgreSQL they run beside running services; the embedded database serves
- * one process, so while a service holds DATA_DIR they refuse, naming `apiInstead`, the API call that does the same.
+ * one process, so while a service holds DATA_DIR they refuse, naming `apiInstead`, the API call that does the same
+ * (undefined when none does: the service must be stopped).
  */
-export async function withAdminDatabase<T>(apiInstead: string, work: (db: Database, config: ProcessConfig) => Promise<T>): Promise<T> {
+export async function withAdminDatabase<T>(apiInstead: string | undefined, work: (db: Database, config: ProcessConfig) => Promise<T>): Promise<T> {
   const config = readProcessConfig();
   if (!config.databaseUrl && !existsSync(config.dataDir)) {
     throw new OperatorError(
@@ -28,7 +29,7 @@ export async function withAdminDatabase<T>(apiInstead: string, work: (db: Databa
     if (err instanceof DataDirLockedError) {
       throw new OperatorError(
         `the embedded database in ${err.dataDir} is held by a running service (process ${err.owner.pid} on ${err.owner.hostname}), ` +
-          `and it serves one process at a time. Use that service's API instead (${apiInstead}), or stop the service and run this command again.`,
+          `and it serves one process at a time. ${apiInstead === undefined ? 'Stop' : `Use that service's API instead (${apiInstead}), or stop`} the service and run this command again.`,
       );
     }
     throw explainStartupFailure(err, config);

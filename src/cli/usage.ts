@@ -5,6 +5,9 @@ Commands:
   serve                             run the service (API and delivery worker, as ROLE says); the default
   migrate                           apply pending database migrations and exit
   demo                              a guided end-to-end run: throwaway database, a receiver, signed deliveries (about 10 s)
+  rekey                             seal again under SECRETS_KEY every webhook secret sealed under another key
+                                    (given as SECRETS_KEY_PREVIOUS), in batches; prints how many; on PostgreSQL
+                                    while the services run (with both keys), embedded with the service stopped
   admin reset-password <username>   give a user a new password and end their sessions; prints a generated one,
                                     or reads it from stdin when stdin is not a terminal and not empty:
                                       echo 'new password' | alert-webhooks admin reset-password admin
@@ -23,6 +26,8 @@ The admin, webhooks, deliveries and config commands work on the database directl
 service runs; on the embedded database only while no service holds it (use the API then).
 
 Environment: DATABASE_URL (postgres://…; unset = embedded database in DATA_DIR, default ./data),
+SECRETS_KEY (base64 of 32 bytes; required with DATABASE_URL; embedded default DATA_DIR/secrets.key),
+SECRETS_KEY_FILE, SECRETS_KEY_PREVIOUS (during a rekey),
 PORT (3000), HOST, METRICS_PORT (9464, ROLE=worker's health checks; 0 = off), PUBLIC_BASE_URL, ADMIN_EMAIL,
 ADMIN_PASSWORD, LOG_LEVEL, ROLE (all|api|worker); the README lists them all.
 Exit codes: 0 done, 1 failed, 2 the command line was wrong.`;

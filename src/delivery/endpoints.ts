@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import type { Keyring } from '../secrets/keyring.js';
+import { openSecret } from '../secrets/secret-box.js';
 import { findWebhookEndpoints } from '../webhooks/webhooks.js';
 import { createSigningKey } from './signer.js';
 
@@ -62,9 +63,11 @@ export class EndpointCache {
         this.#endpoints.delete(id);
         continue;
       }
-      const signing: SigningEndpoint = { url: endpoint.url, key: createSigningKey(endpoint.secret), version: endpoint.version };
+      // Opened here, and kept only as signing keys: the plain secret lives in this process's memory alone. A secret
+      // this process cannot open (a key it lacks, which the start refuses) fails the load, naming key ids only.
+      const signing: SigningEndpoint = { url: endpoint.url, key: createSigningKey(openSecret(endpoint.sealedSecret, this.keyring)), version: endpoint.version };
       if (endpoint.previousSecret !== undefined) {
-        signing.previous = { key: createSigningKey(endpoint.previousSecret.secret), expiresAt: endpoint.previousSecret.expiresAt };
+        signing.previous = { key: createSigningKey(openSecret(endpoint.previousSecret.sealedSecret, this.keyring)), expiresAt: endpoint.previousSecret.expiresAt };
       }
       this.#endpoints.set(id, signing);
     }

@@ -8,6 +8,7 @@ import { errorResponses, Paging, PagingParams, pageOf, Timestamp } from '../http
 import type { ReceiverPolicy } from '../network/receiver-policy.js';
 import { EVENT_TYPES } from '../outbox/events.js';
 import { DELIVERY_STATUSES, findDelivery, listDeliveries } from '../outbox/read-model.js';
+import type { Keyring } from '../secrets/keyring.js';
 import { MAX_SOURCE_KEY_LENGTH } from '../sources/sources.js';
 import { requireWebhooksEnabled } from './require-enabled.js';
 import { DeliveryParams, DeliverySchema, WebhookParams } from './schemas.js';
@@ -64,10 +65,12 @@ export interface WebhookRoutesOptions {
   settings: SettingsStore;
   /** Checked when a webhook is created or its URL changed (RECEIVER_*). */
   receiverPolicy: ReceiverPolicy;
+  /** Seals the secrets it is given (creation, rotation) before they are stored. */
+  keyring: Keyring;
 }
 
 /** Webhooks administration (contract §4). Admin only, each route declaring it; all refused while the feature is off. */
-export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = async (app, { db, settings, receiverPolicy }) => {
+export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = async (app, { db, settings, receiverPolicy, keyring }) => {
   app.addHook('preHandler', requireWebhooksEnabled(settings));
 
   app.post(
@@ -87,7 +90,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         response: { 201: WebhookSchema, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request, reply) => reply.status(201).send(await createWebhook(db, request.body, { receiverPolicy })),
+    async (request, reply) => reply.status(201).send(await createWebhook(db, request.body, { receiverPolicy, keyring })),
   );
 
   app.get(
@@ -189,7 +192,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         },
       },
     },
-    async (request) => rotateWebhookSecret(db, request.params.webhookId, request.body),
+    async (request) => rotateWebhookSecret(db, request.params.webhookId, request.body, { keyring }),
   );
 
   app.delete(

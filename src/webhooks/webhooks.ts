@@ -8,6 +8,8 @@ import { checkReceiverUrlAgainstPolicy } from '../network/receiver-url-check.js'
 import { LKE_EVENT_TYPES, SOURCELESS_EVENT_TYPES, type EventType } from '../outbox/events.js';
 import { purgeWebhookDeliveries } from '../outbox/purge.js';
 import { countDeliveriesByStatus, type DeliveryCounts } from '../outbox/read-model.js';
+import type { Keyring } from '../secrets/keyring.js';
+import { sealSecret } from '../secrets/secret-box.js';
 import { requireDataSources } from '../sources/sources.js';
 
 export interface WebhookEvent {
@@ -40,14 +42,15 @@ export interface WebhookDetails extends Webhook {
 }
 
 /**
- * Where a webhook's deliveries go and the secrets they are signed with. Every read of the secret columns is in this
- * file (and every write): sealing them at rest (issue 11) changes this file alone.
+ * Where a webhook's deliveries go and the secrets they are signed with, sealed as stored (src/secrets/secret-box.ts):
+ * the endpoint cache opens them, so a plain secret is only ever in the memory of the process that signs. Every read
+ * and write of the secret columns is in this file and in src/webhooks/secret-sealing.ts (sealing at start, rekey).
  */
 export interface WebhookEndpoint {
   url: string;
-  secret: string;
+  sealedSecret: string;
   /** The secret before the last rotation, while its overlap runs: it signs too, until `expiresAt` (epoch ms). */
-  previousSecret?: { secret: string; expiresAt: number };
+  previousSecret?: { sealedSecret: string; expiresAt: number };
   /** Moved by every change of the above (and of `enabled`): see claimDueDeliveries. */
   version: number;
 }
@@ -119,9 +122,13 @@ export interface NewWebhook {
   description?: string | undefined;
 }
 
-export async function createWebhook(db: Database, input: NewWebhook, { receiverPolicy }: { receiverPolicy: ReceiverPolicy }): Promise<Webhook> {
+export async function createWebhook(
+  db: Database,
+  input: NewWebhook,
+  { receiverPolicy, keyring }: { receiverPolicy: ReceiverPolicy; keyring: Keyring },
+): Promise<Webhook> {
   const url = checkReceiverUrl(input.url);
-  const secret = checkSecret(input.secret);
+  const sealedSecret = sealSecret(checkSecret(input.secret), keyring);
   const description = checkDescription(input.description ?? '');
   const events = normaliseEvents(input.events);
   // Before the transaction: it may wait for DNS, and holds no lock meanwhile.
@@ -134,7 +141,7 @@ export async function createWebhook(db: Database, input: NewWebhook, { receiverP
       throw invalidParameter(`an installation may have at most ${MAX_WEBHOOKS} webhooks (every event is sent to each): delete one before adding another`);
     }
     await requireDataSources(tx, events.flatMap((e) => (e.sourceKey === undefined ? [] : [e.sourceKey])));
-    const { rows } = await tx.query<{ id: number }>('INSERT INTO webhooks (url, secret, description) VALUES ($1, $2, $3) RETURNING id', [url, secret, description]);
+    const { rows } = await tx.query<{ id: number }>('INSERT INTO webhooks (url, secret_sealed, description) VALUES ($1, $2, $3) RETURNING id', [url, sealedSecret, description]);
     const webhookId = rows[0]!.id;
     await writeSubscriptions(tx, webhookId, events);
     return webhookId;
@@ -220,24 +227,28 @@ export interface SecretRotation {
  * signing for `overlapMs` besides it (0: dropped at once). A rotation during an overlap drops the older secret:
  * two secrets at most sign a delivery. No `whsec_` prefix on a generated secret: both signatures key on the
  * secret's UTF-8 bytes, and Standard Webhooks libraries would strip such a prefix and base64-decode the rest.
+ * The new secret is sealed under the current key; the current one becomes the previous one still sealed as it
+ * was (under the key its id names, which `rekey` takes care of): nothing is opened.
  */
 export async function rotateWebhookSecret(
   db: Queryable,
   id: number,
   { secret, overlapMs = DEFAULT_SECRET_OVERLAP_MS }: { secret?: string | undefined; overlapMs?: number | undefined },
+  { keyring }: { keyring: Keyring },
 ): Promise<SecretRotation> {
   if (!Number.isSafeInteger(overlapMs) || overlapMs < 0 || overlapMs > MAX_SECRET_OVERLAP_MS) {
     throw invalidParameter(`overlapMs must be an integer from 0 to ${MAX_SECRET_OVERLAP_MS} (7 days)`);
   }
   const next = secret === undefined ? randomBytes(32).toString('base64url') : checkSecret(secret);
-  // `secret` on the right-hand side is the current one: every SET expression reads the row as it was.
+  // `secret_sealed` on the right-hand side is the current one: every SET expression reads the row as it was. The
+  // plain columns are emptied for good measure: the start sealed them all (src/webhooks/secret-sealing.ts).
   const { rows } = await db.query<{ previous_secret_expires_at: Date | null }>(
     `UPDATE webhooks SET
-       previous_secret = CASE WHEN $3::float8 > 0 THEN secret END,
+       previous_secret_sealed = CASE WHEN $3::float8 > 0 THEN secret_sealed END,
        previous_secret_expires_at = CASE WHEN $3::float8 > 0 THEN now() + $3::float8 * interval '1 millisecond' END,
-       secret = $2, version = version + 1, updated_at = now()
+       secret_sealed = $2, secret = NULL, previous_secret = NULL, version = version + 1, updated_at = now()
      WHERE id = $1 RETURNING previous_secret_expires_at`,
-    [id, next, overlapMs],
+    [id, sealSecret(next, keyring), overlapMs],
   );
   if (!rows[0]) throw notFound('webhook', id);
   const previousSecretExpiresAt = rows[0].previous_secret_expires_at?.toISOString() ?? null;
@@ -291,20 +302,29 @@ export async function findWebhook(db: Queryable, id: number): Promise<WebhookDet
 }
 
 /**
- * The endpoints of those of `ids` that exist, with their secrets, for signing: the previous secret only while its
- * overlap runs.
+ * The endpoints of those of `ids` that exist, with their sealed secrets, for signing: the previous secret only while
+ * its overlap runs.
  */
 export async function findWebhookEndpoints(db: Queryable, ids: readonly number[]): Promise<Map<number, WebhookEndpoint>> {
-  const { rows } = await db.query<{ id: number; url: string; secret: string; version: number; previous_secret: string | null; previous_secret_expires_at: Date | null }>(
-    `SELECT id, url, secret, version, previous_secret, previous_secret_expires_at FROM webhooks
+  const { rows } = await db.query<{
+    id: number;
+    url: string;
+    secret_sealed: string;
+    version: number;
+    previous_secret_sealed: string | null;
+    previous_secret_expires_at: Date | null;
+  }>(
+    `SELECT id, url, secret_sealed, version, previous_secret_sealed, previous_secret_expires_at FROM webhooks
      WHERE id = ANY($1::int[])`,
     [ids],
   );
   return new Map(
     rows.map((r) => {
-      const endpoint: WebhookEndpoint = { url: r.url, secret: r.secret, version: r.version };
+      const endpoint: WebhookEndpoint = { url: r.url, sealedSecret: r.secret_sealed, version: r.version };
       const expiresAt = r.previous_secret_expires_at?.getTime();
-      if (r.previous_secret !== null && expiresAt !== undefined && expiresAt > Date.now()) endpoint.previousSecret = { secret: r.previous_secret, expiresAt };
+      if (r.previous_secret_sealed !== null && expiresAt !== undefined && expiresAt > Date.now()) {
+        endpoint.previousSecret = { sealedSecret: r.previous_secret_sealed, expiresAt };
+      }
       return [r.id, endpoint];
     }),
   );

@@ -7,7 +7,7 @@ describe('alert-webhooks help, --version and usage errors', () => {
   it('documents every command with help (exit 0), tells its version, and answers a wrong command line with exit 2', async () => {
     const help = await cli(['help'], {});
     expect(help.code).toBe(0);
-    for (const command of ['serve', 'migrate', 'demo', 'admin reset-password <username>', 'webhooks list', 'deliveries redeliver --failed [--since ISO] [--webhook N]', 'config get [option]', 'config set <option> <value>']) {
+    for (const command of ['serve', 'migrate', 'demo', 'rekey', 'admin reset-password <username>', 'webhooks list', 'deliveries redeliver --failed [--since ISO] [--webhook N]', 'config get [option]', 'config set <option> <value>']) {
       expect(help.stdout).toContain(command);
     }
     const version = await cli(['--version'], {});

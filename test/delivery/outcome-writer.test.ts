@@ -6,7 +6,7 @@ import { enqueuePing } from '../../src/outbox/enqueue.js';
 import { renderPing } from '../../src/outbox/events.js';
 import { parseReceiverPolicy } from '../../src/network/receiver-policy.js';
 import { createWebhook } from '../../src/webhooks/webhooks.js';
-import { openTestDatabase, type TestDatabase } from '../support/test-service.js';
+import { openTestDatabase, testKeyring, type TestDatabase } from '../support/test-service.js';
 
 // The outcome writer on its own, against a real database: claims made as pings (created claimed), outcomes for them.
 describe('outcome writer', () => {
@@ -16,7 +16,7 @@ describe('outcome writer', () => {
   const log = createLogger('info', { write: (line: string) => void lines.push(line) });
   beforeAll(async () => {
     t = await openTestDatabase();
-    webhookId = (await createWebhook(t.db, { url: 'http://127.0.0.1:9/hook', secret: 'outcome-writer-secret' }, { receiverPolicy: parseReceiverPolicy() })).id;
+    webhookId = (await createWebhook(t.db, { url: 'http://127.0.0.1:9/hook', secret: 'outcome-writer-secret' }, { receiverPolicy: parseReceiverPolicy(), keyring: testKeyring() })).id;
   });
   afterAll(async () => t?.dispose());
 

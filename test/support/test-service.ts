@@ -4,6 +4,7 @@ import { inject } from 'vitest';
 import { readProcessConfig } from '../../src/config/env.js';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { createLogger } from '../../src/logger.js';
+import { decodeSecretsKey, keyringOf, type Keyring } from '../../src/secrets/keyring.js';
 import { startService, type Service } from '../../src/service.js';
 import { copyPgliteTemplate, createPgDatabase, dropPgDatabase, removeDir } from './databases.js';
 import { TEST_SECRETS_KEY } from './processes.js';
@@ -57,6 +58,11 @@ export async function openTestDatabase(): Promise<TestDatabase> {
  */
 export function secretsKeyEnv(testDb: TestDatabase): Record<string, string> {
   return testDb.kind === 'postgres' ? { SECRETS_KEY: TEST_SECRETS_KEY } : { DATA_DIR: testDb.dataDir! };
+}
+
+/** The keyring of TEST_SECRETS_KEY, for tests that call the webhook functions without a service. */
+export function testKeyring(): Keyring {
+  return keyringOf(decodeSecretsKey(TEST_SECRETS_KEY, 'TEST_SECRETS_KEY'));
 }
 
 export interface ApiAnswer {

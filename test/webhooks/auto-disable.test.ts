@@ -10,7 +10,7 @@ import { createWebhook as createWebhookRow } from '../../src/webhooks/webhooks.j
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { waitUntil } from '../support/processes.js';
 import { answer, TestReceiver } from '../support/receiver.js';
-import { openTestDatabase, startTestService, type TestDatabase, type TestService } from '../support/test-service.js';
+import { openTestDatabase, startTestService, testKeyring, type TestDatabase, type TestService } from '../support/test-service.js';
 
 const receiverPolicy = parseReceiverPolicy();
 
@@ -25,7 +25,7 @@ describe('automatic disabling, as the outcome writer decides it', () => {
   afterAll(async () => t?.dispose());
 
   const webhook = async (url: string, events: { eventType: 'newCase' | 'webhookDisabled' }[]) =>
-    (await createWebhookRow(t.db, { url, secret: 'auto-disable-secret', events, description: `hook at ${url}` }, { receiverPolicy })).id;
+    (await createWebhookRow(t.db, { url, secret: 'auto-disable-secret', events, description: `hook at ${url}` }, { receiverPolicy, keyring: testKeyring() })).id;
   /** One newCase event recorded for its subscribers, then claimed: answers the claims of `webhookId`. */
   const claimNew = async (webhookId: number): Promise<ClaimedDelivery> => {
     await t.db.transaction((tx) => enqueueEvents(tx, [{ eventType: 'newCase', sourceKey: 'src', payload: '{"eventType":"newCase"}' }]));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_WEBHOOKS } from '../../src/limits.js';
+import { sealSecret } from '../../src/secrets/secret-box.js';
 import { createSource, createWebhook } from '../support/fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
@@ -140,7 +141,9 @@ describe('webhooks administration (contract §4)', () => {
     const count = async () => (await t.db.query<{ n: number }>('SELECT count(*) AS n FROM webhooks')).rows[0]!.n;
     // Filled to two short of the limit directly: through the API it would take a thousand calls.
     const missing = MAX_WEBHOOKS - 2 - (await count());
-    await t.db.query(`INSERT INTO webhooks (url, secret) SELECT 'http://127.0.0.1:9/filler', 'filler-secret-value' FROM generate_series(1, $1)`, [missing]);
+    // Sealed as the service seals (migration 0006 keeps no plain secret); one sealed value serves every filler.
+    const sealed = sealSecret('filler-secret-value', t.service.keyring);
+    await t.db.query(`INSERT INTO webhooks (url, secret_sealed) SELECT 'http://127.0.0.1:9/filler', $2 FROM generate_series(1, $1)`, [missing, sealed]);
     try {
       expect(await count()).toBe(MAX_WEBHOOKS - 2);
       // Ten at once for the last two places: exactly two get in.

@@ -1,0 +1,162 @@
+import type { Database, Queryable } from '../db/database.js';
+import { SecretsKeyError, type Keyring } from '../secrets/keyring.js';
+import { needsResealing, openSecret, SealedSecretError, sealSecret } from '../secrets/secret-box.js';
+
+/**
+ * The secret columns as a whole: sealing the plain secrets an older version stored (at start), checking this
+ * process has the keys of what is sealed (at start, and before a rekey), and sealing again under the current key
+ * (`rekey`). With src/webhooks/webhooks.ts, the only code that reads or writes `secret`, `secret_sealed`,
+ * `previous_secret` and `previous_secret_sealed`.
+ *
+ * Each batch is one transaction over at most BATCH_SIZE rows taken FOR UPDATE SKIP LOCKED: processes starting at
+ * once (or a rekey beside running services) share the rows rather than wait for each other, and no transaction
+ * holds many rows for long. The rows skipped were locked by someone else; they are taken afterwards one per
+ * transaction, waiting for that lock: a transaction holding a single row lock and waiting for nothing else cannot
+ * be part of a deadlock, whatever order the other holder (the outcome writer, a PATCH) takes its rows in.
+ *
+ * Neither sealing nor rekeying moves `version`: the secret itself is the same, so the keys endpoint caches made
+ * from it stay right, and no worker reloads anything.
+ */
+export const BATCH_SIZE = 100;
+
+/** A webhook with a secret sealed under another key than $1 (the current key's id). */
+const UNDER_ANOTHER_KEY = `split_part(secret_sealed, ':', 2) <> $1 OR split_part(previous_secret_sealed, ':', 2) <> $1`;
+
+/**
+ * Seals every secret still stored in clear (a database written before migration 0006) under the current key, and
+ * empties its plain column. A plain previous secret whose overlap is over signs nothing: it is dropped, not sealed.
+ * Answers how many webhooks it sealed. Idempotent; when it returns, no plain secret is left.
+ */
+export async function sealPlainSecrets(db: Database, keyring: Keyring): Promise<number> {
+  let sealed = 0;
+  for (;;) {
+    const n = await db.transaction((tx) => sealBatch(tx, keyring, BATCH_SIZE, 'SKIP LOCKED'));
+    if (n === 0) break;
+    sealed += n;
+  }
+  while (await exists(db, 'secret IS NOT NULL OR previous_secret IS NOT NULL')) sealed += await db.transaction((tx) => sealBatch(tx, keyring, 1, ''));
+  return sealed;
+}
+
+async function sealBatch(tx: Queryable, keyring: Keyring, limit: number, skipLocked: 'SKIP LOCKED' | ''): Promise<number> {
+  const { rows } = await tx.query<{ id: number; secret: string | null; previous_secret: string | null; previous_live: boolean }>(
+    `SELECT id, secret, previous_secret, COALESCE(previous_secret_expires_at > now(), false) AS previous_live FROM webhooks
+     WHERE secret IS NOT NULL OR previous_secret IS NOT NULL ORDER BY id LIMIT $1 FOR UPDATE ${skipLocked}`,
+    [limit],
+  );
+  if (rows.length === 0) return 0;
+  // A column whose plain value is NULL keeps its sealed value (COALESCE, CASE): only plain values are moved.
+  await tx.query(
+    `UPDATE webhooks w SET
+       secret_sealed = COALESCE(s.secret_sealed, w.secret_sealed), secret = NULL,
+       previous_secret_sealed = CASE WHEN w.previous_secret IS NULL THEN w.previous_secret_sealed ELSE s.previous_secret_sealed END,
+       previous_secret = NULL
+     FROM unnest($1::int[], $2::text[], $3::text[]) AS s(id, secret_sealed, previous_secret_sealed)
+     WHERE w.id = s.id`,
+    [
+      rows.map((r) => r.id),
+      rows.map((r) => (r.secret === null ? null : sealSecret(r.secret, keyring))),
+      rows.map((r) => (r.previous_secret !== null && r.previous_live ? sealSecret(r.previous_secret, keyring) : null)),
+    ],
+  );
+  return rows.length;
+}
+
+/** For each key id something still in use (a secret, a previous secret whose overlap runs) is sealed under: how many webhooks. */
+export async function sealingKeyIds(db: Queryable): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ key_id: string; webhooks: number }>(
+    `SELECT key_id, count(DISTINCT id)::int AS webhooks FROM (
+       SELECT id, split_part(secret_sealed, ':', 2) AS key_id FROM webhooks WHERE secret_sealed IS NOT NULL
+       UNION ALL
+       SELECT id, split_part(previous_secret_sealed, ':', 2) FROM webhooks
+       WHERE previous_secret_sealed IS NOT NULL AND previous_secret_expires_at > now()
+     ) sealed GROUP BY key_id ORDER BY key_id`,
+  );
+  return new Map(rows.map((r) => [r.key_id, r.webhooks]));
+}
+
+/**
+ * Refuses (SecretsKeyError, one line naming key ids, never a key) when a secret in use is sealed under a key this
+ * process does not have: a process started with the wrong SECRETS_KEY (or a new DATA_DIR/secrets.key beside an
+ * old database) could not sign a single delivery, and would only fail them one by one. `origin` says where the
+ * current key came from; `advice` what to do about it.
+ */
+export async function requireSealingKeys(db: Queryable, keyring: Keyring, { origin, advice }: { origin: string; advice: string }): Promise<void> {
+  const known = new Set([keyring.current.id, keyring.previous?.id]);
+  const unknown = [...(await sealingKeyIds(db))].filter(([id]) => !known.has(id));
+  if (unknown.length === 0) return;
+  const sealed = unknown.map(([id, webhooks]) => `${id} (${webhooks} webhook${webhooks === 1 ? '' : 's'})`).join(', ');
+  const previous = keyring.previous === undefined ? 'SECRETS_KEY_PREVIOUS is unset' : `SECRETS_KEY_PREVIOUS is key ${keyring.previous.id}`;
+  throw new SecretsKeyError(
+    `webhook secrets are sealed under key ${sealed}, which this process does not have: its key is ${keyring.current.id} (from ${origin}) and ${previous}. ${advice}`,
+  );
+}
+
+export interface Rekeyed {
+  /** Sealed values sealed again under the current key (a webhook may have two: its secret and its previous one). */
+  resealed: number;
+  /** Previous secrets under another key whose overlap was over: dropped, since they sign nothing. */
+  dropped: number;
+  /** Webhooks still holding a secret under another key or in clear: changed while this ran (run it again). */
+  remaining: number;
+}
+
+/**
+ * `rekey`: every secret sealed under another key than the current one (which the keyring's previous key opens) is
+ * sealed again under the current key. Safe beside running services (see the top of this file); running it again
+ * re-seals nothing twice. A value that does not open stops it with SealedSecretError, naming the webhook and key
+ * ids; the batches before stay done.
+ */
+export async function resealSecrets(db: Database, keyring: Keyring): Promise<Rekeyed> {
+  const done: Rekeyed = { resealed: 0, dropped: 0, remaining: 0 };
+  for (;;) {
+    const n = await db.transaction((tx) => resealBatch(tx, keyring, BATCH_SIZE, 'SKIP LOCKED', done));
+    if (n === 0) break;
+  }
+  while (await exists(db, UNDER_ANOTHER_KEY, [keyring.current.id])) await db.transaction((tx) => resealBatch(tx, keyring, 1, '', done));
+  const { rows } = await db.query<{ remaining: number }>(
+    `SELECT count(*)::int AS remaining FROM webhooks WHERE ${UNDER_ANOTHER_KEY} OR secret IS NOT NULL OR previous_secret IS NOT NULL`,
+    [keyring.current.id],
+  );
+  done.remaining = rows[0]?.remaining ?? 0;
+  return done;
+}
+
+async function resealBatch(tx: Queryable, keyring: Keyring, limit: number, skipLocked: 'SKIP LOCKED' | '', done: Rekeyed): Promise<number> {
+  const { rows } = await tx.query<{ id: number; secret_sealed: string | null; previous_secret_sealed: string | null; previous_live: boolean }>(
+    `SELECT id, secret_sealed, previous_secret_sealed, COALESCE(previous_secret_expires_at > now(), false) AS previous_live FROM webhooks
+     WHERE ${UNDER_ANOTHER_KEY}
+     ORDER BY id LIMIT $2 FOR UPDATE ${skipLocked}`,
+    [keyring.current.id, limit],
+  );
+  if (rows.length === 0) return 0;
+  const reseal = (id: number, sealed: string): string => {
+    try {
+      const again = sealSecret(openSecret(sealed, keyring), keyring);
+      done.resealed++;
+      return again;
+    } catch (err) {
+      if (err instanceof SealedSecretError) throw new SealedSecretError(`webhook ${id}: ${err.message}`, { cause: err });
+      throw err;
+    }
+  };
+  const secrets = rows.map((r) => (r.secret_sealed !== null && needsResealing(r.secret_sealed, keyring) ? reseal(r.id, r.secret_sealed) : r.secret_sealed));
+  const previous = rows.map((r) => {
+    if (r.previous_secret_sealed === null || !needsResealing(r.previous_secret_sealed, keyring)) return r.previous_secret_sealed;
+    if (r.previous_live) return reseal(r.id, r.previous_secret_sealed);
+    done.dropped++;
+    return null;
+  });
+  await tx.query(
+    `UPDATE webhooks w SET secret_sealed = s.secret_sealed, previous_secret_sealed = s.previous_secret_sealed
+     FROM unnest($1::int[], $2::text[], $3::text[]) AS s(id, secret_sealed, previous_secret_sealed)
+     WHERE w.id = s.id`,
+    [rows.map((r) => r.id), secrets, previous],
+  );
+  return rows.length;
+}
+
+async function exists(db: Queryable, where: string, params: unknown[] = []): Promise<boolean> {
+  const { rows } = await db.query<{ found: boolean }>(`SELECT EXISTS (SELECT 1 FROM webhooks WHERE ${where}) AS found`, params);
+  return rows[0]?.found === true;
+}
