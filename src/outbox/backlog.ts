@@ -21,7 +21,7 @@ export const DUE_COUNT_CAP = 100_000;
  * One statement for the scrape: for each webhook (up to BACKLOG_MAX_WEBHOOKS), its due count and its oldest due
  * time, both from the due index (webhook_id, next_attempt_at WHERE pending), so the cost follows what is due and
  * never the table; and its failed count, one grouped count over the failed rows the cleanup has left (the
- * finished index), which retention bounds.
+ * failed index, webhook_deliveries_failed), which retention bounds.
  */
 export async function readBacklog(db: Queryable, maxWebhooks = BACKLOG_MAX_WEBHOOKS, dueCap = DUE_COUNT_CAP): Promise<WebhookBacklog[]> {
   const { rows } = await db.query<{ webhookId: number; due: number; oldestDueAgeSeconds: number | null; failed: number; disabled: boolean }>(

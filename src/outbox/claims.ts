@@ -48,36 +48,77 @@ export interface ClaimRequest {
  * row is due again when the lease ends. Each delivery comes with its webhook's version as the walk read it, so a
  * change of the webhook (its URL, its secret) reaches the worker with the first claim after it, in any process.
  * A disabled webhook is left out of the walk: its deliveries wait, due, until it is enabled again.
+ *
+ * The walk visits only webhooks with pending deliveries, found in the due index itself (see CLAIM_DUE_SQL), so its
+ * cost follows the busy webhooks and never the number of webhooks.
  */
 export async function claimDueDeliveries(db: Queryable, claim: ClaimRequest): Promise<ClaimedDelivery[]> {
-  const { limit, leaseMs, excludedWebhookIds = [], perWebhook = limit, turnAfter = 0 } = claim;
-  const { rows } = await db.query<ClaimedDelivery>(
-    `WITH due AS (
-       SELECT d.id, w.version FROM (
-         SELECT id, version FROM webhooks WHERE enabled AND id <> ALL($3::int[]) ORDER BY (id <= $5), id
-       ) w CROSS JOIN LATERAL (
-         SELECT id FROM webhook_deliveries
-         WHERE webhook_id = w.id AND status = 'pending' AND next_attempt_at <= now()
-           AND (locked_until IS NULL OR locked_until <= now())
-         ORDER BY next_attempt_at
-         LIMIT $4
-         FOR UPDATE SKIP LOCKED
-       ) d
-       LIMIT $1
-     ), claimed AS (
-       UPDATE webhook_deliveries d
-       SET attempts = d.attempts + 1, lease_token = d.lease_token + 1, locked_until = now() + $2 * interval '1 millisecond'
-       FROM due WHERE d.id = due.id
-       RETURNING d.id, d.webhook_id, d.event_id, d.attempts, d.lease_token, d.is_ping, due.version
-     )
-     SELECT c.id, c.webhook_id AS "webhookId", c.attempts, c.lease_token AS "leaseToken", c.is_ping AS "isPing", e.payload,
-            c.version AS "webhookVersion"
-     FROM claimed c JOIN webhook_events e ON e.id = c.event_id
-     ORDER BY c.id`,
-    [limit, leaseMs, excludedWebhookIds, perWebhook, turnAfter],
-  );
+  const { rows } = await db.query<ClaimedDelivery>(CLAIM_DUE_SQL, claimParameters(claim));
   return rows;
 }
+
+/** The parameters of CLAIM_DUE_SQL for `claim`, defaults applied. */
+export function claimParameters(claim: ClaimRequest): unknown[] {
+  const { limit, leaseMs, excludedWebhookIds = [], perWebhook = limit, turnAfter = 0 } = claim;
+  return [limit, leaseMs, excludedWebhookIds, perWebhook, turnAfter];
+}
+
+/**
+ * The claim (exported so a test can EXPLAIN the real statement). `busy` lists the webhooks that have pending
+ * deliveries, in turn order, by a skip scan of the due index (webhook_id, next_attempt_at WHERE pending): each
+ * step is one descent to the first entry of the next webhook id, so it costs one probe per busy webhook and none
+ * per idle one; it runs from `turnAfter` to the end, then wraps around from the start up to `turnAfter`. Both
+ * recursions are read lazily (the claim stops at `limit`), and `busy`'s order is the walk's: a UNION ALL appends its
+ * second branch after the first, and the nested loops below keep their outer order. Each webhook is then checked
+ * (enabled, not excluded) by its primary key, and its due rows probed. The webhook's check is a LIMIT 1 subquery so
+ * it stays a per-webhook probe: flattened into a join, the planner may hash all the webhooks instead.
+ * Measured on PostgreSQL 15 here, with 10,000 webhooks of which 10 have pending deliveries and nothing due: the
+ * statement took 11–17 ms to execute walking every webhook (webhooks ordered by turn, then a due-index probe each),
+ * 0.15–0.2 ms with this walk (its planning, ~0.4 ms, is now most of a claim); on PGlite, 133 ms and 0.5 ms.
+ *
+ * The payloads are read by a probe per claimed delivery (a LIMIT 1 lateral, which the planner cannot turn into a
+ * join): as a join, the planner hashed the whole webhook_events table for 256 rows. Measured on PostgreSQL 15 here,
+ * draining 50,000 deliveries of 5,000 events (claims of 256, outcome batches of 512, one connection): the backend's
+ * CPU went from 128–157 µs a delivery to 73–80 µs, the drain's time from 27–30 s to 13–15 s.
+ */
+export const CLAIM_DUE_SQL = `WITH RECURSIVE after_turn AS (
+     (SELECT webhook_id AS id FROM webhook_deliveries WHERE status = 'pending' AND webhook_id > $5 ORDER BY webhook_id LIMIT 1)
+     UNION ALL
+     SELECT (SELECT webhook_id FROM webhook_deliveries WHERE status = 'pending' AND webhook_id > a.id ORDER BY webhook_id LIMIT 1)
+     FROM after_turn a WHERE a.id IS NOT NULL
+   ), up_to_turn AS (
+     (SELECT webhook_id AS id FROM webhook_deliveries WHERE status = 'pending' AND webhook_id <= $5 ORDER BY webhook_id LIMIT 1)
+     UNION ALL
+     SELECT (SELECT webhook_id FROM webhook_deliveries WHERE status = 'pending' AND webhook_id > u.id AND webhook_id <= $5 ORDER BY webhook_id LIMIT 1)
+     FROM up_to_turn u WHERE u.id IS NOT NULL
+   ), busy AS (
+     SELECT id FROM after_turn WHERE id IS NOT NULL
+     UNION ALL
+     SELECT id FROM up_to_turn WHERE id IS NOT NULL
+   ), due AS (
+     SELECT d.id, w.version FROM busy b
+     CROSS JOIN LATERAL (
+       SELECT version FROM webhooks WHERE id = b.id AND enabled LIMIT 1
+     ) w CROSS JOIN LATERAL (
+       SELECT id FROM webhook_deliveries
+       WHERE webhook_id = b.id AND status = 'pending' AND next_attempt_at <= now()
+         AND (locked_until IS NULL OR locked_until <= now())
+       ORDER BY next_attempt_at
+       LIMIT $4
+       FOR UPDATE SKIP LOCKED
+     ) d
+     WHERE b.id <> ALL($3::int[])
+     LIMIT $1
+   ), claimed AS (
+     UPDATE webhook_deliveries d
+     SET attempts = d.attempts + 1, lease_token = d.lease_token + 1, locked_until = now() + $2 * interval '1 millisecond'
+     FROM due WHERE d.id = due.id
+     RETURNING d.id, d.webhook_id, d.event_id, d.attempts, d.lease_token, d.is_ping, due.version
+   )
+   SELECT c.id, c.webhook_id AS "webhookId", c.attempts, c.lease_token AS "leaseToken", c.is_ping AS "isPing", e.payload,
+          c.version AS "webhookVersion"
+   FROM claimed c CROSS JOIN LATERAL (SELECT payload FROM webhook_events WHERE id = c.event_id LIMIT 1) e
+   ORDER BY c.id`;
 
 export interface RecordedAttempts {
   /** Outcomes that applied (an outcome whose lease had passed to another claim changes nothing). */
@@ -112,7 +153,11 @@ export async function recordAttempts(db: Queryable, records: readonly AttemptRec
          finished_at = CASE WHEN u.status = 'pending' THEN NULL ELSE to_timestamp(u.attempted_at / 1000.0) END,
          response_status = u.response_status,
          error = CASE WHEN u.status = 'sent' THEN NULL ELSE u.error END,
-         attempt_log = d.attempt_log || jsonb_build_array(u.log_entry::jsonb),
+         -- Most deliveries succeed at their first attempt, onto an empty log: the entry, wrapped in its array as
+         -- text, is the new log, with no jsonb concatenation. Measured on PostgreSQL 15 here: 2.2 µs a row instead of
+         -- 4.0 µs for \`log || jsonb_build_array(entry::jsonb)\`.
+         attempt_log = CASE WHEN d.attempt_log = '[]'::jsonb THEN ('[' || u.log_entry || ']')::jsonb
+                            ELSE d.attempt_log || ('[' || u.log_entry || ']')::jsonb END,
          updated_at = now()
        FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[], $5::float8[], $6::int[], $7::text[], $8::text[])
          AS u(id, lease_token, status, next_attempt_at, attempted_at, response_status, error, log_entry)

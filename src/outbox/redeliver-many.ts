@@ -24,7 +24,7 @@ export const REDELIVER_BATCH_SIZE = 5000;
  * Bounded and idempotent: only rows last changed before the call started are taken, so a delivery that fails again
  * while the call runs (a receiver still down, a schedule of no retries) is not taken twice, and the loop ends.
  * FOR UPDATE SKIP LOCKED passes over rows another transaction holds (a cleanup deleting them): safe while workers run.
- * The batches go through `webhook_deliveries_finished` (status, finished_at).
+ * The batches go through `webhook_deliveries_failed` (finished_at WHERE failed).
  */
 export async function redeliverFailed(db: Database, filter: RedeliverFilter = {}): Promise<number> {
   const { rows } = await db.query<{ now: Date }>('SELECT now() AS now');
