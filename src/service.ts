@@ -12,6 +12,7 @@ import { Metrics } from './metrics/metrics.js';
 import { readBacklog } from './outbox/backlog.js';
 import { onEventsRecorded } from './outbox/enqueue.js';
 import { loadKeyring, type Keyring } from './secrets/keyring.js';
+import { requireSealingKeys, sealPlainSecrets } from './webhooks/secret-sealing.js';
 
 export interface Service {
   readonly app: FastifyInstance;
@@ -65,6 +66,15 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     logger.info({ receiverPolicy: config.receiverPolicy.describe() }, 'receiver policy');
     const applied = await migrate(db, (m) => logger.info({ migration: `${m.version}_${m.name}` }, 'migration applied'));
     if (applied.length) logger.info({ count: applied.length }, 'database migrated');
+    // Before anything can sign or store a secret: a process that could not open what is sealed stops here, in one
+    // line, before it seals anything under its key; then the plain secrets of an older version are sealed (nothing
+    // to do after the first start with a key).
+    await requireSealingKeys(db, keyring, {
+      origin,
+      advice: 'Start it with the key that sealed them, or with that key as SECRETS_KEY_PREVIOUS and then run "alert-webhooks rekey" (docs/operations.md)',
+    });
+    const sealed = await sealPlainSecrets(db, keyring);
+    if (sealed) logger.info({ webhooks: sealed, keyId: keyring.current.id }, 'webhook secrets stored in clear were sealed');
 
     const admin = await bootstrapAdmin(db, { email: config.adminEmail, password: config.adminPassword });
     if (admin.generatedPassword) {
@@ -89,10 +99,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       worker: { concurrency: config.deliveryConcurrency, perWebhookConcurrency: config.deliveryConcurrencyPerWebhook, leaseMs: config.deliveryLeaseMs },
       receiverPolicy: config.receiverPolicy,
       metrics,
+      sweepMs: config.deliverySweepMs,
     });
     // Readiness asks whether the schedules run only where this process runs them.
     const schedules = config.role === 'api' ? undefined : () => schedulesProblem(engine, settings.webhooks);
-    const app = await buildApp({ db, settings, config, logger, worker: engine.worker, schedules, metrics });
+    const app = await buildApp({ db, settings, config, logger, worker: engine.worker, keyring, schedules, metrics });
     await app.ready();
 
     let closed = false;

@@ -32,6 +32,8 @@ export interface ProcessConfig {
   readonly deliveryConcurrencyPerWebhook: number;
   /** How long a claim is held; unset means derived from requestTimeoutMs (see DeliveryWorker.leaseMs). */
   readonly deliveryLeaseMs: number | undefined;
+  /** `deliveryFrequency: immediate`: how often a worker looks for due deliveries it was not told of; unset: 1 s. */
+  readonly deliverySweepMs: number | undefined;
   /**
    * Which peers may tell the client's address and protocol (`X-Forwarded-For`, `X-Forwarded-Proto`), as Fastify's
    * `trustProxy` takes it: false (none), true (every peer), proxy addresses and CIDRs, or a hop count as a function.
@@ -89,6 +91,7 @@ export function readProcessConfig(env: NodeJS.ProcessEnv = process.env): Process
     deliveryConcurrency: intFrom(env, 'DELIVERY_CONCURRENCY', 64, 1, 4096),
     deliveryConcurrencyPerWebhook: intFrom(env, 'DELIVERY_CONCURRENCY_PER_WEBHOOK', 16, 1, 4096),
     deliveryLeaseMs: env.DELIVERY_LEASE_MS?.trim() ? intFrom(env, 'DELIVERY_LEASE_MS', 0, 1000, 3_600_000) : undefined,
+    deliverySweepMs: env.DELIVERY_SWEEP_MS?.trim() ? intFrom(env, 'DELIVERY_SWEEP_MS', 0, 100, 86_400_000) : undefined,
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
     loginFailuresPerAddress: intFrom(env, 'LOGIN_FAILURES_PER_ADDRESS', 50, 1, 100_000),
     receiverPolicy: receiverPolicyFrom(env),

@@ -45,8 +45,8 @@ const VALIDATORS: Record<keyof WebhookSettings, Validator> = {
     if (typeof value !== 'boolean') throw invalidParameter(`${name} must be a boolean (true or false)`);
     return value;
   },
-  deliveryFrequency: validateSchedule,
-  cleanupFrequency: validateSchedule,
+  deliveryFrequency: (value, name) => (typeof value === 'string' && value.trim() === 'immediate' ? 'immediate' : validateSchedule(value, name, ', "immediate"')),
+  cleanupFrequency: (value, name) => validateSchedule(value, name),
   deliveryRetentionDelayMs: (value, name) => validateInteger(value, name, 0, MAX_RETENTION_MS),
   failedDeliveryRetentionDelayMs: (value, name) => validateInteger(value, name, 0, MAX_RETENTION_MS),
   requestTimeoutMs: (value, name) => validateInteger(value, name, 1000, 60_000),
@@ -71,14 +71,18 @@ function validateInteger(value: unknown, name: string, min: number, max: number)
   return value;
 }
 
-/** A CRON expression of 5 fields (or 6 with seconds), as croner reads it, or `none`. */
-function validateSchedule(value: unknown, name: string): string {
-  if (typeof value !== 'string') throw invalidParameter(`${name} must be a string: a CRON expression or "none"`);
+/**
+ * A CRON expression of 5 fields (or 6 with seconds), as croner reads it, or `none`; `others` names the other
+ * words the option takes (`deliveryFrequency` also takes `immediate`, our extension: as soon as the deliveries'
+ * transaction commits), for the messages.
+ */
+function validateSchedule(value: unknown, name: string, others = ''): string {
+  if (typeof value !== 'string') throw invalidParameter(`${name} must be a string: a CRON expression${others} or "none"`);
   const expression = value.trim();
   if (expression === 'none') return expression;
   const fields = expression.split(/\s+/).length;
   if (fields !== 5 && fields !== 6) {
-    throw invalidParameter(`${name} "${value}" is not a valid CRON expression (5 fields, or 6 with seconds, or "none"; got ${fields})`);
+    throw invalidParameter(`${name} "${value}" is not a valid CRON expression (5 fields, or 6 with seconds${others}, or "none"; got ${fields})`);
   }
   try {
     new Cron(expression, { paused: true });

@@ -16,6 +16,15 @@ export interface Queryable {
   query<R extends object = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<{ rows: R[]; rowCount: number }>;
 }
 
+/** A transaction's statements, and what to do once it has committed. */
+export interface Transaction extends Queryable {
+  /**
+   * Runs `callback` once this transaction has committed (never if it rolls back, once if it is run again after a
+   * deadlock): how a change tells others of what it committed, when a NOTIFY inside it would cost too much.
+   */
+  afterCommit(callback: () => void): void;
+}
+
 export type DatabaseKind = 'pglite' | 'postgres';
 
 export interface Database extends Queryable {
@@ -24,7 +33,7 @@ export interface Database extends Queryable {
    * Runs `work` in one transaction: committed when it resolves, rolled back when it throws. A deadlock or
    * serialization failure runs it again (up to 3 times), so `work` must have no effect outside the transaction.
    */
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Runs `work` on one dedicated connection (session-level advisory locks need the same session). */
   withConnection<T>(work: (conn: Queryable) => Promise<T>): Promise<T>;
   /**
@@ -139,10 +148,20 @@ function sessionDatabase(kind: DatabaseKind, pool: SessionPool, options: Session
       for (let attempt = 1; ; attempt++) {
         const client = await pool.connect();
         let released = false;
+        const committed: (() => void)[] = [];
         try {
           await client.query('BEGIN');
-          const result = await work(asQueryable(client));
+          const result = await work({ ...asQueryable(client), afterCommit: (callback) => void committed.push(callback) });
           await client.query('COMMIT');
+          client.release();
+          released = true;
+          for (const callback of committed) {
+            try {
+              callback();
+            } catch (err) {
+              options.log.error({ err }, 'an after-commit callback failed');
+            }
+          }
           return result;
         } catch (err) {
           let rollbackFailed: Error | undefined;

@@ -13,6 +13,7 @@ import { redeliverFailed } from '../outbox/redeliver-many.js';
 import { requireWebhooksEnabled } from '../webhooks/require-enabled.js';
 import { DeliveryParams, DeliverySchema, WebhookParams } from '../webhooks/schemas.js';
 import { requireWebhook } from '../webhooks/webhooks.js';
+import { wakeWorkersIfImmediate } from './wake-up.js';
 import type { DeliveryWorker } from './worker.js';
 
 export interface DeliveryRoutesOptions {
@@ -46,6 +47,10 @@ function failedBetween(body: { since?: string | undefined; until?: string | unde
 /** The operations that send: ping now, and redeliver (contract §4). */
 export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = async (app, { db, settings, worker }) => {
   app.addHook('preHandler', requireWebhooksEnabled(settings));
+  const redeliveredNow = (count: number) => {
+    if (count > 0) wakeWorkersIfImmediate(settings.webhooks.deliveryFrequency);
+    return { count };
+  };
 
   app.post(
     '/api/admin/webhooks/:webhookId/ping',
@@ -84,7 +89,10 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
       const { webhookId, deliveryId } = request.params;
       await requireWebhook(db, webhookId);
       if (!(await redeliver(db, webhookId, deliveryId))) throw notFound('delivery', deliveryId);
-      return findDelivery(db, webhookId, deliveryId);
+      const answer = await findDelivery(db, webhookId, deliveryId);
+      // Once the answer is read: it shows the delivery as this call left it, pending and due.
+      wakeWorkersIfImmediate(settings.webhooks.deliveryFrequency);
+      return answer;
     },
   );
 
@@ -106,7 +114,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
     async (request) => {
       const { webhookId } = request.params;
       await requireWebhook(db, webhookId);
-      return { count: await redeliverFailed(db, { webhookIds: [webhookId], ...failedBetween(request.body) }) };
+      return redeliveredNow(await redeliverFailed(db, { webhookIds: [webhookId], ...failedBetween(request.body) }));
     },
   );
 
@@ -122,6 +130,6 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
         response: { 200: BulkRedeliverAnswer, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => ({ count: await redeliverFailed(db, { webhookIds: request.body.webhookIds, ...failedBetween(request.body) }) }),
+    async (request) => redeliveredNow(await redeliverFailed(db, { webhookIds: request.body.webhookIds, ...failedBetween(request.body) })),
   );
 };

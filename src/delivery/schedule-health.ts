@@ -4,7 +4,8 @@ import type { DeliveryEngine } from './engine.js';
 /**
  * For readiness, on a process that runs the schedules: why they are not running as the stored settings say, or
  * undefined when they are. Each schedule must be on the pattern the settings give it (`none` while webhooks are
- * disabled, which is ready: nothing is meant to run) and its timer set. An engine stopped (the process is stopping),
+ * disabled, which is ready: nothing is meant to run) and its timer set; `immediate` must also be listening for
+ * wake-ups (a LISTEN on PostgreSQL, answered once). An engine stopped (the process is stopping),
  * or a settings change the engine did not follow, is not ready.
  */
 export function schedulesProblem(engine: Pick<DeliveryEngine, 'delivery' | 'cleanup'>, settings: Readonly<WebhookSettings>): string | undefined {

@@ -1,5 +1,6 @@
 import { readWebhookSettings } from '../config/settings-store.js';
-import type { Database, Queryable } from '../db/database.js';
+import type { Database, Queryable, Transaction } from '../db/database.js';
+import { deliveriesDue } from './due-signal.js';
 import type { ClaimedDelivery } from './claims.js';
 import type { EventType } from './events.js';
 
@@ -59,7 +60,7 @@ export async function webhooksEnabled(db: Queryable): Promise<boolean> {
  * event's source; one delivery per webhook however many entries match. Nothing while the feature is disabled.
  * Two statements whatever the number of events: this is the hot path of a matches call.
  */
-export async function enqueueEvents(tx: Queryable, events: readonly DomainEvent[]): Promise<{ deliveries: number }> {
+export async function enqueueEvents(tx: Transaction, events: readonly DomainEvent[]): Promise<{ deliveries: number }> {
   if (events.length === 0) return { deliveries: 0 };
   // Read in the transaction: the commit is judged by the `enabled` it saw.
   const settings = await readWebhookSettings(tx);
@@ -115,6 +116,11 @@ export async function enqueueEvents(tx: Queryable, events: readonly DomainEvent[
     [eventIds, kept.map((k) => k.event.eventType), kept.map((k) => k.event.payload), deliveryWebhookIds, deliveryEventIds],
   );
   for (const listener of recordedListeners) for (const { event } of kept) listener(event.eventType);
+  // `immediate`: the workers are told once this commits (delivery/wake-up.ts), not by a NOTIFY in this transaction.
+  // A NOTIFY takes a lock that every notifying transaction holds through its commit's fsync, so recording
+  // transactions would commit one at a time. Measured (PostgreSQL 15, 8 writers of a 2-row insert, 3 rounds):
+  // 460-830 commits/s plain, 250-310 with the NOTIFY inside, 610-930 with one coalesced NOTIFY after the commits.
+  if (settings.deliveryFrequency === 'immediate') tx.afterCommit(deliveriesDue);
   return { deliveries: deliveryWebhookIds.length };
 }
 

@@ -54,8 +54,8 @@ describe('settings (contract §6)', () => {
   it.each([
     ['webhooks.enabled', 'yes', 'webhooks.enabled must be a boolean (true or false)'],
     ['webhooks.deliveryFrequency', '*/61 * * * *', 'webhooks.deliveryFrequency "*/61 * * * *" is not a valid CRON expression'],
-    ['webhooks.deliveryFrequency', '* * *', 'webhooks.deliveryFrequency "* * *" is not a valid CRON expression (5 fields, or 6 with seconds, or "none"; got 3)'],
-    ['webhooks.deliveryFrequency', '* * * * * * *', 'webhooks.deliveryFrequency "* * * * * * *" is not a valid CRON expression (5 fields, or 6 with seconds, or "none"; got 7)'],
+    ['webhooks.deliveryFrequency', '* * *', 'webhooks.deliveryFrequency "* * *" is not a valid CRON expression (5 fields, or 6 with seconds, "immediate", or "none"; got 3)'],
+    ['webhooks.deliveryFrequency', '* * * * * * *', 'webhooks.deliveryFrequency "* * * * * * *" is not a valid CRON expression (5 fields, or 6 with seconds, "immediate", or "none"; got 7)'],
     ['webhooks.cleanupFrequency', 'sometimes', 'webhooks.cleanupFrequency "sometimes" is not a valid CRON expression'],
     ['webhooks.cleanupFrequency', 5, 'webhooks.cleanupFrequency must be a string: a CRON expression or "none"'],
     ['webhooks.deliveryRetentionDelayMs', -1, 'webhooks.deliveryRetentionDelayMs must be an integer from 0 to 315360000000, got -1'],

@@ -50,6 +50,10 @@ const cronReading = (expression: string) => {
   return words ? `Runs ${words}.` : `Runs on the schedule ${expression.trim() || '(empty)'}.`;
 };
 
+// `immediate` is ours, not a CRON: deliveries go out as soon as the change that records them is saved.
+const deliveryReading = (expression: string) =>
+  expression.trim() === 'immediate' ? 'Sends each delivery as soon as its event is recorded (and looks every second for any missed).' : `${cronReading(expression)} Or "immediate": as soon as each event is recorded.`;
+
 const msReading = (text: string) => (/^\d+$/.test(text.trim()) ? formatDuration(Number(text)) : 'a whole number of milliseconds');
 
 const autoDisableReading = (text: string) =>
@@ -130,7 +134,7 @@ export function SettingsPage() {
           {errors.enabled ? <p class="field-error">{errors.enabled}</p> : null}
         </div>
         <div class="settings-grid">
-          <Field label="Delivery frequency" spellcheck={false} value={form.deliveryFrequency} onInput={set('deliveryFrequency')} error={errors.deliveryFrequency} hint={cronReading(form.deliveryFrequency)} />
+          <Field label="Delivery frequency" spellcheck={false} value={form.deliveryFrequency} onInput={set('deliveryFrequency')} error={errors.deliveryFrequency} hint={deliveryReading(form.deliveryFrequency)} />
           <Field label="Cleanup frequency" spellcheck={false} value={form.cleanupFrequency} onInput={set('cleanupFrequency')} error={errors.cleanupFrequency} hint={cronReading(form.cleanupFrequency)} />
           <Field
             label="Keep sent deliveries for (ms)"
