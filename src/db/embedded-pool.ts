@@ -170,10 +170,17 @@ export class EmbeddedPool {
   }
 }
 
+/*
+ * The thread's young generation: V8 lets it grow to 32 MB, all resident, for what is short-lived garbage (each
+ * statement's protocol buffers and rows). Measured on the 100,000-delivery drain: 8 MB kept the thread's heap at
+ * ~30 MB instead of ~50 MB, with no change in its CPU per delivery.
+ */
+const THREAD_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 8 };
+
 function startThread(workerData: OpenRequest): Worker {
   const entry = new URL(import.meta.url.endsWith('.ts') ? './embedded-thread.ts' : './embedded-thread.js', import.meta.url);
-  if (entry.pathname.endsWith('.js')) return new Worker(entry, { workerData });
+  if (entry.pathname.endsWith('.js')) return new Worker(entry, { workerData, resourceLimits: THREAD_RESOURCE_LIMITS });
   // Running from TypeScript sources (tests, `npm run cli`): the thread loads tsx first, as the process did.
   const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData });
+  return new Worker(bootstrap, { eval: true, workerData, resourceLimits: THREAD_RESOURCE_LIMITS });
 }
