@@ -1,19 +1,24 @@
 /**
- * The benchmark harness: `npm run bench [-- --quick | --large] [--db pglite|postgres|both] [--out FILE]`.
+ * The benchmark harness: `npm run bench [-- --quick | --large] [--db pglite|postgres|both] [--peers] [--out FILE]`.
  * Runs the service and the receiver in processes of their own and measures, on each database: the ceiling
- * (a plain undici client, no database), ingest, drain (with the service's peak RSS), latency, and cleanup.
+ * (a plain undici client, no database), ingest, drain (with the service's peak RSS), the claim with nothing due and
+ * the drain with 10,000 webhooks of which 10 are busy, latency (under `immediate`), the drain under `immediate`,
+ * cleanup, and a fan-out to 1,000 webhooks; with --peers, graphile-worker sending the same drain.
  * Writes a table to stdout and the figures to bench/results/latest.json. bench/README.md says how to read them.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { MAX_DELIVERIES_PER_CALL, MAX_WEBHOOKS } from '../src/limits.js';
 import { AdminClient } from './lib/api.js';
 import { buildService } from './lib/build.js';
 import { CEILING_ROUNDS, measureCeiling } from './lib/ceiling.js';
-import type { ReceiverStats } from './lib/receiver.js';
+import { CLAIM_HISTOGRAM, readHistogram } from './lib/metrics.js';
+import { runGraphileWorkerPeer, type PeerFigures } from './lib/peers/graphile-worker.js';
+import { percentile, phase, progress, round, sleep, waitUntil } from './lib/progress.js';
+import { Receiver } from './lib/receiver-client.js';
 import { ServiceProcess } from './lib/service.js';
 import { runTsx } from './lib/tsx.js';
 
@@ -26,14 +31,21 @@ const option = (name: string, fallback: string) => {
 };
 
 const mode = flag('quick') ? 'quick' : flag('large') ? 'large' : 'default';
+// manyWebhooks: the flat-cost phase's installation (10 busy, the rest idle), whose two drains are of flatDeliveries;
+// fanoutWebhooks of those subscribe to the fan-out's source. immediateDrain: the drain again under `immediate`, of
+// drainDeliveries beside the first drain (--large leaves it out: another 1,000,000).
 const PLAN = {
-  quick: { drainDeliveries: 10_000, ceilingRequests: 10_000, latencySeconds: 5, latencyEventsPerSecond: 500, cleanupRows: 100_000 },
-  default: { drainDeliveries: 100_000, ceilingRequests: 50_000, latencySeconds: 30, latencyEventsPerSecond: 1000, cleanupRows: 1_000_000 },
-  large: { drainDeliveries: 1_000_000, ceilingRequests: 50_000, latencySeconds: 30, latencyEventsPerSecond: 1000, cleanupRows: 1_000_000 },
+  quick: { drainDeliveries: 10_000, ceilingRequests: 10_000, latencySeconds: 5, latencyCronSeconds: 3, latencyEventsPerSecond: 500, cleanupRows: 100_000, manyWebhooks: 100, flatDeliveries: 5_000, idleClaimSeconds: 2, fanoutWebhooks: 50, fanoutDeliveries: 20_000, immediateDrain: true },
+  default: { drainDeliveries: 100_000, ceilingRequests: 50_000, latencySeconds: 30, latencyCronSeconds: 10, latencyEventsPerSecond: 1000, cleanupRows: 1_000_000, manyWebhooks: MAX_WEBHOOKS, flatDeliveries: 100_000, idleClaimSeconds: 10, fanoutWebhooks: 1000, fanoutDeliveries: 500_000, immediateDrain: true },
+  large: { drainDeliveries: 1_000_000, ceilingRequests: 50_000, latencySeconds: 30, latencyCronSeconds: 10, latencyEventsPerSecond: 1000, cleanupRows: 1_000_000, manyWebhooks: MAX_WEBHOOKS, flatDeliveries: 100_000, idleClaimSeconds: 10, fanoutWebhooks: 1000, fanoutDeliveries: 500_000, immediateDrain: false },
 }[mode];
 const WEBHOOKS = 10;
 const MATCHES_PER_CALL = 100;
 const INGEST_CONCURRENCY = 4;
+// Webhook creations at once: each is a POST (creations are serialised in the database by the MAX_WEBHOOKS check).
+const CREATE_CONCURRENCY = 8;
+const FANOUT_CONCURRENCY = 2;
+const PER_SECOND = '* * * * * *';
 const databases = option('db', 'both') === 'both' ? (['postgres', 'pglite'] as const) : ([option('db', 'both')] as ('postgres' | 'pglite')[]);
 // --profile: the drain's service process writes a V8 CPU profile there (open it in Chrome DevTools).
 const profileDir = flag('profile') ? path.join(ROOT, 'bench/results/profiles') : undefined;
@@ -41,79 +53,48 @@ const outFile = path.resolve(option('out', path.join(ROOT, 'bench/results/latest
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ADMIN_PASSWORD = 'bench-admin-password';
 
-// ---------------------------------------------------------------- progress
-
-const startedAt = Date.now();
-let lastProgress = 0;
-function progress(text: string, force = false): void {
-  const line = `[${((Date.now() - startedAt) / 1000).toFixed(0).padStart(4)} s] ${text}`;
-  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${line}`);
-  else if (force || Date.now() - lastProgress > 5000) {
-    process.stderr.write(`${line}\n`);
-    lastProgress = Date.now();
-  }
-}
-function phase(text: string): void {
-  if (process.stderr.isTTY) process.stderr.write('\n');
-  progress(text, true);
-}
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitUntil(what: string, check: () => Promise<boolean | string>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const state = await check();
-    if (state === true) return;
-    if (typeof state === 'string') progress(`${what}: ${state}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${typeof state === 'string' ? ` (${state})` : ''}`);
-    await sleep(100);
-  }
-}
-
-// ---------------------------------------------------------------- receiver
-
-class Receiver {
-  private constructor(
-    readonly child: ChildProcess,
-    readonly url: string,
-  ) {}
-  static async start(): Promise<Receiver> {
-    const child = fork(path.join(ROOT, 'bench/lib/receiver.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
-    return new Receiver(child, `http://127.0.0.1:${port}/hook`);
-  }
-  #ask<T>(message: object, answer: string): Promise<T> {
-    return new Promise((resolve) => {
-      const onMessage = (m: { type: string } & T) => {
-        if (m.type !== answer) return;
-        this.child.off('message', onMessage);
-        resolve(m);
-      };
-      this.child.on('message', onMessage);
-      this.child.send(message);
-    });
-  }
-  reset(measureLatency = false): Promise<unknown> {
-    return this.#ask({ type: 'reset', measureLatency }, 'reset-done');
-  }
-  async stats(): Promise<ReceiverStats> {
-    return (await this.#ask<{ stats: ReceiverStats }>({ type: 'stats' }, 'stats')).stats;
-  }
-  stop(): void {
-    this.child.send({ type: 'stop' });
-  }
-}
-
 // ---------------------------------------------------------------- one database
 
+interface Drain {
+  deliveries: number;
+  seconds: number;
+  deliveriesPerSecond: number;
+  ratioToCeiling: number;
+  peakRssMb: number;
+  deliveryFrequency: string;
+}
+interface Latency {
+  deliveryFrequency: string;
+  eventsPerSecond: number;
+  seconds: number;
+  events: number;
+  received: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+/** Claims with nothing due, timed by the service (its claim histogram), over `seconds` of per-second firings. */
+interface IdleClaims {
+  webhooks: number;
+  seconds: number;
+  claims: number;
+  meanMs: number;
+}
 interface Figures {
   ingest: { events: number; seconds: number; eventsPerSecond: number; deliveriesPerSecond: number };
-  drain: { deliveries: number; seconds: number; deliveriesPerSecond: number; ratioToCeiling: number; peakRssMb: number };
-  latency: { eventsPerSecond: number; seconds: number; events: number; received: number; p50Ms: number; p99Ms: number; maxMs: number };
-  cleanup: { rows: number; seconds: number; deliveredDuring: number; maxGapMs: number };
+  drain: Drain;
+  /** The flat-cost phase: the drain with `webhooks` webhooks of which 10 busy, and its ratio to the same drain with 11 just before. */
+  manyWebhooks: { webhooks: number; busyWebhooks: number; webhooksCreatedPerSecond: number; fewWebhooksDrain: Drain; drain: Drain; ratioToDrain: number; idleClaimFew?: IdleClaims; idleClaimMany?: IdleClaims };
+  /** Whether the service took `deliveryFrequency: "immediate"`; if not, the latency phase ran per second. */
+  immediate: { supported: boolean; note?: string };
+  latency: Latency;
+  /** The same load under the per-second schedule, for comparison (run only when `immediate` is supported). */
+  latencyPerSecond?: Latency;
+  /** The drain under `immediate`, beside the first drain (under the per-second schedule). */
+  immediateDrain?: Drain & { ratioToDrain: number };
+  cleanup: { rows: number; seconds: number; deliveredDuring: number; maxGapMs: number; deliveryFrequency: string };
+  fanout: { webhooks: number; events: number; deliveries: number; matchesPerCall: number; seconds: number; deliveriesPerSecond: number; eventsPerSecond: number };
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 async function prepareDatabase(kind: 'postgres' | 'pglite'): Promise<{ env: Record<string, string>; dispose: () => Promise<void> }> {
   if (kind === 'postgres') {
@@ -139,99 +120,259 @@ async function prepareDatabase(kind: 'postgres' | 'pglite'): Promise<{ env: Reco
   return { env: { DATA_DIR: dataDir }, dispose: async () => rmSync(dataDir, { recursive: true, force: true }) };
 }
 
+/** The service under test and its signed-in admin; `restart` swaps both. */
+interface Session {
+  service: ServiceProcess;
+  api: AdminClient;
+}
+
 async function benchDatabase(kind: 'postgres' | 'pglite', receiver: Receiver, ceiling: number): Promise<Figures> {
   const { env: dbEnv, dispose } = await prepareDatabase(kind);
   const env = { ...dbEnv, ADMIN_PASSWORD, PUBLIC_BASE_URL: 'http://localhost:3000' };
-  let service = await ServiceProcess.start(build.cli, env);
-  let api = new AdminClient(service.baseUrl);
+  const s: Session = { service: await ServiceProcess.start(build.cli, env), api: undefined as unknown as AdminClient };
+  s.api = new AdminClient(s.service.baseUrl);
+  const restartService = async (withProfile?: string, whileStopped?: () => Promise<void>) => Object.assign(s, await restart(s.service, s.api, env, withProfile, whileStopped));
   try {
-    await api.signIn(ADMIN_PASSWORD);
-    await api.settings({ deliveryFrequency: 'none', cleanupFrequency: 'none' });
-    for (const key of ['bench', 'steady']) await api.call('POST', '/api/admin/sources', { key, name: key });
-    const benchAlert = await api.call<{ id: number }>('POST', '/api/admin/bench/alerts', { title: 'Shared phone numbers', description: 'Two clients share a phone' });
-    const steadyAlert = await api.call<{ id: number }>('POST', '/api/admin/steady/alerts', { title: 'Steady load', description: '' });
+    await s.api.signIn(ADMIN_PASSWORD);
+    await s.api.settings({ deliveryFrequency: 'none', cleanupFrequency: 'none' });
+    for (const key of ['bench', 'steady', 'idle', 'fanout']) await s.api.call('POST', '/api/admin/sources', { key, name: key });
+    const benchAlert = await s.api.call<{ id: number }>('POST', '/api/admin/bench/alerts', { title: 'Shared phone numbers', description: 'Two clients share a phone' });
+    const steadyAlert = await s.api.call<{ id: number }>('POST', '/api/admin/steady/alerts', { title: 'Steady load', description: '' });
+    const fanoutAlert = await s.api.call<{ id: number }>('POST', '/api/admin/fanout/alerts', { title: 'Fan-out', description: 'Every team is told' });
     for (let i = 0; i < WEBHOOKS; i++) {
-      await api.call('POST', '/api/admin/webhooks', { url: receiver.url, secret: `bench-webhook-secret-${i}`, events: [{ eventType: 'newCase', sourceKey: 'bench' }] });
+      await s.api.call('POST', '/api/admin/webhooks', { url: receiver.url, secret: `bench-webhook-secret-${i}`, events: [{ eventType: 'newCase', sourceKey: 'bench' }] });
     }
     // One webhook for the latency and cleanup phases' steady load.
-    await api.call('POST', '/api/admin/webhooks', { url: receiver.url, secret: 'steady-webhook-secret', events: [{ eventType: 'newCase', sourceKey: 'steady' }] });
+    await s.api.call('POST', '/api/admin/webhooks', { url: receiver.url, secret: 'steady-webhook-secret', events: [{ eventType: 'newCase', sourceKey: 'steady' }] });
+    let webhookCount = WEBHOOKS + 1;
 
     // Ingest: matches through the API, batches of 100, 10 subscribed webhooks. It builds the drain's backlog.
     phase(`${kind}: ingest`);
-    const events = PLAN.drainDeliveries / WEBHOOKS;
-    const calls = events / MATCHES_PER_CALL;
-    let nextCall = 0;
-    const ingestStarted = performance.now();
-    await Promise.all(
-      Array.from({ length: INGEST_CONCURRENCY }, async () => {
-        while (nextCall < calls) {
-          const call = nextCall++;
-          const matches = Array.from({ length: MATCHES_PER_CALL }, (_, i) => ({ nodes: [`n${call}-${i}`, `m${call}-${i}`], edges: [`e${call}-${i}`] }));
-          await api.call('POST', `/api/admin/bench/alerts/${benchAlert.id}/matches`, { matches });
-          progress(`${kind}: ingest ${(call + 1) * MATCHES_PER_CALL} / ${events} events`);
-        }
-      }),
-    );
-    const ingestSeconds = (performance.now() - ingestStarted) / 1000;
-    const ingest = { events, seconds: round(ingestSeconds, 2), eventsPerSecond: Math.round(events / ingestSeconds), deliveriesPerSecond: Math.round((events * WEBHOOKS) / ingestSeconds) };
+    const ingest = await ingestBacklog(s.api, benchAlert.id, kind);
 
     // Drain: a fresh service process (so its peak RSS is the drain's), delivering every second.
     phase(`${kind}: drain of ${PLAN.drainDeliveries} deliveries`);
-    ({ service, api } = await restart(service, api, env, profileDir));
-    await receiver.reset();
-    await api.settings({ deliveryFrequency: '* * * * * *' });
-    await waitUntil('drain', async () => {
-      const s = await receiver.stats();
-      return s.count >= PLAN.drainDeliveries || `${s.count} / ${PLAN.drainDeliveries} delivered`;
-    }, 30 * 60_000);
-    const drained = await receiver.stats();
-    const drainSeconds = (drained.lastAt - drained.firstAt) / 1000;
-    const drainRate = Math.round(PLAN.drainDeliveries / drainSeconds);
-    const drain = { deliveries: PLAN.drainDeliveries, seconds: round(drainSeconds, 2), deliveriesPerSecond: drainRate, ratioToCeiling: round(drainRate / ceiling, 3), peakRssMb: service.peakRssMb() };
+    await restartService(profileDir);
+    const drain = await measureDrain(s, receiver, PER_SECOND, ceiling, 'drain');
 
-    // Latency: a steady rate of events, each delivered on the per-second schedule; commit → receiver.
-    phase(`${kind}: latency at ${PLAN.latencyEventsPerSecond} events/s for ${PLAN.latencySeconds} s`);
-    await receiver.reset(true);
-    const sent = await steadyLoad(api, steadyAlert.id, PLAN.latencyEventsPerSecond, PLAN.latencySeconds * 1000, 'latency');
-    await waitUntil('latency deliveries', async () => {
-      const s = await receiver.stats();
-      return s.count >= sent || `${s.count} / ${sent} received`;
-    }, 120_000);
-    const latencies = (await receiver.stats()).latencies.sort((a, b) => a - b);
-    const latency = {
-      eventsPerSecond: PLAN.latencyEventsPerSecond,
-      seconds: PLAN.latencySeconds,
-      events: sent,
-      received: latencies.length,
-      p50Ms: percentile(latencies, 50),
-      p99Ms: percentile(latencies, 99),
-      maxMs: latencies.at(-1) ?? NaN,
+    // Latency: a steady rate of events delivered under `immediate` (before the service had it, per second);
+    // commit → receiver. Then, for comparison, the same load per second.
+    const immediate = await trySchedule(s.api, 'immediate');
+    const schedule = immediate.supported ? 'immediate' : PER_SECOND;
+    phase(`${kind}: latency at ${PLAN.latencyEventsPerSecond} events/s for ${PLAN.latencySeconds} s, deliveryFrequency ${schedule}${immediate.note ? ` (${immediate.note})` : ''}`);
+    if (!immediate.supported) await s.api.settings({ deliveryFrequency: PER_SECOND });
+    const latency = await measureLatency(s.api, receiver, steadyAlert.id, schedule, PLAN.latencySeconds);
+    let latencyPerSecond: Latency | undefined;
+    let immediateDrain: Figures['immediateDrain'];
+    if (immediate.supported) {
+      phase(`${kind}: latency at ${PLAN.latencyEventsPerSecond} events/s for ${PLAN.latencyCronSeconds} s, deliveryFrequency ${PER_SECOND}`);
+      await s.api.settings({ deliveryFrequency: PER_SECOND });
+      latencyPerSecond = await measureLatency(s.api, receiver, steadyAlert.id, PER_SECOND, PLAN.latencyCronSeconds);
+      if (PLAN.immediateDrain) {
+        phase(`${kind}: drain of ${PLAN.drainDeliveries} deliveries under immediate`);
+        await s.api.settings({ deliveryFrequency: 'none' });
+        await ingestBacklog(s.api, benchAlert.id, kind);
+        await restartService();
+        const d = await measureDrain(s, receiver, 'immediate', ceiling, 'drain, immediate');
+        immediateDrain = { ...d, ratioToDrain: round(d.deliveriesPerSecond / drain.deliveriesPerSecond, 3) };
+      }
+      await s.api.settings({ deliveryFrequency: schedule });
+    }
+
+    // Flat cost in the number of webhooks (the phases above keep 11 webhooks; the cleanup and the fan-out have
+    // MAX_WEBHOOKS): the drain again with 11 webhooks, then with MAX_WEBHOOKS of which 10 are busy, one after the
+    // other, from the same database state; and a claim with nothing due, timed by the service, with each. Before
+    // the cleanup: on PGlite, the drain just after it ran at 0.6 of the first drain (2,042/s against 3,359/s),
+    // the embedded vacuum of its million deleted rows sharing the database's one thread.
+    phase(`${kind}: drain of ${PLAN.flatDeliveries} deliveries, ${webhookCount} webhooks (the flat-cost phase's baseline)`);
+    await s.api.settings({ deliveryFrequency: 'none' });
+    await ingestBacklog(s.api, benchAlert.id, kind, PLAN.flatDeliveries);
+    await restartService();
+    const fewDrain = await measureDrain(s, receiver, PER_SECOND, ceiling, 'drain, few webhooks', PLAN.flatDeliveries);
+    phase(`${kind}: claims with nothing due, ${webhookCount} webhooks`);
+    const idleClaimFew = await idleClaims(s.service, webhookCount);
+    phase(`${kind}: creating ${PLAN.manyWebhooks - webhookCount} idle webhooks through the API`);
+    const created = await createIdleWebhooks(s.api, receiver.url, PLAN.manyWebhooks - webhookCount, PLAN.fanoutWebhooks, kind);
+    webhookCount += created.count;
+    phase(`${kind}: claims with nothing due, ${webhookCount} webhooks`);
+    const idleClaimMany = await idleClaims(s.service, webhookCount);
+    phase(`${kind}: drain of ${PLAN.flatDeliveries} deliveries, ${webhookCount} webhooks of which ${WEBHOOKS} busy`);
+    await s.api.settings({ deliveryFrequency: 'none' });
+    await ingestBacklog(s.api, benchAlert.id, kind, PLAN.flatDeliveries);
+    await restartService();
+    const manyDrain = await measureDrain(s, receiver, PER_SECOND, ceiling, 'drain, many webhooks', PLAN.flatDeliveries);
+    const manyWebhooks: Figures['manyWebhooks'] = {
+      webhooks: webhookCount,
+      busyWebhooks: WEBHOOKS,
+      webhooksCreatedPerSecond: created.perSecond,
+      fewWebhooksDrain: fewDrain,
+      drain: manyDrain,
+      ratioToDrain: round(manyDrain.deliveriesPerSecond / fewDrain.deliveriesPerSecond, 3),
+      ...(idleClaimFew ? { idleClaimFew } : {}),
+      ...(idleClaimMany ? { idleClaimMany } : {}),
     };
 
     // Cleanup: rows seeded with the service stopped (the embedded database admits one process), then removed
-    // by the schedule while a steady load keeps deliveries flowing.
+    // by the schedule while a steady load keeps deliveries flowing (under the latency phase's schedule).
     phase(`${kind}: cleanup of ${PLAN.cleanupRows} sent deliveries`);
-    ({ service, api } = await restart(service, api, env, undefined, () => runTsx(['bench/lib/seed.ts', 'sent', String(PLAN.cleanupRows)], env)));
+    await s.api.settings({ deliveryFrequency: schedule });
+    await restartService(undefined, () => runTsx(['bench/lib/seed.ts', 'sent', String(PLAN.cleanupRows)], env));
     await receiver.reset();
-    const logMark = service.logLines.length;
+    const logMark = s.service.logLines.length;
     const cleanupStarted = Date.now();
-    await api.settings({ cleanupFrequency: '* * * * * *' });
+    await s.api.settings({ cleanupFrequency: PER_SECOND });
     let cleanupLog: Record<string, unknown> | undefined;
-    const load = steadyLoad(api, steadyAlert.id, 200, 600_000, 'cleanup load', () => cleanupLog !== undefined);
+    const load = steadyLoad(s.api, steadyAlert.id, 200, 600_000, 'cleanup load', () => cleanupLog !== undefined);
     await waitUntil('cleanup', async () => {
-      cleanupLog = service.logLines.slice(logMark).find((l) => l.msg === 'old deliveries removed' && Number(l.sent) >= PLAN.cleanupRows);
+      cleanupLog = s.service.logLines.slice(logMark).find((l) => l.msg === 'old deliveries removed' && Number(l.sent) >= PLAN.cleanupRows);
       return cleanupLog !== undefined || `${Math.round((Date.now() - cleanupStarted) / 1000)} s`;
     }, 10 * 60_000);
     await load;
-    await api.settings({ cleanupFrequency: 'none' });
+    await s.api.settings({ cleanupFrequency: 'none' });
     const during = await receiver.stats();
-    const cleanup = { rows: PLAN.cleanupRows, seconds: round(Number(cleanupLog!.durationMs) / 1000, 2), deliveredDuring: during.count, maxGapMs: during.maxGapMs };
-    return { ingest, drain, latency, cleanup };
+    const cleanup = { rows: PLAN.cleanupRows, seconds: round(Number(cleanupLog!.durationMs) / 1000, 2), deliveredDuring: during.count, maxGapMs: during.maxGapMs, deliveryFrequency: schedule };
+
+    // Fan-out: each event to fanoutWebhooks subscribed webhooks, delivery off; as many matches a call as
+    // MAX_DELIVERIES_PER_CALL allows.
+    await s.api.settings({ deliveryFrequency: 'none' });
+    phase(`${kind}: fan-out of ${PLAN.fanoutDeliveries} deliveries to ${PLAN.fanoutWebhooks} webhooks`);
+    const fanout = await measureFanout(s.api, fanoutAlert.id, kind);
+    return { ingest, drain, manyWebhooks, immediate, latency, ...(latencyPerSecond ? { latencyPerSecond } : {}), ...(immediateDrain ? { immediateDrain } : {}), cleanup, fanout };
   } finally {
-    await api.close();
-    await service.stop().catch(() => {});
+    await s.api.close();
+    await s.service.stop().catch(() => {});
     await dispose();
   }
+}
+
+/** Reports a drain's backlog: `deliveries` / 10 new cases, MATCHES_PER_CALL a call, INGEST_CONCURRENCY calls at once. */
+async function ingestBacklog(api: AdminClient, alertId: number, kind: string, deliveries = PLAN.drainDeliveries) {
+  const events = deliveries / WEBHOOKS;
+  const calls = events / MATCHES_PER_CALL;
+  const tag = Date.now();
+  let nextCall = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: INGEST_CONCURRENCY }, async () => {
+      while (nextCall < calls) {
+        const call = nextCall++;
+        const matches = Array.from({ length: MATCHES_PER_CALL }, (_, i) => ({ nodes: [`n${tag}-${call}-${i}`, `m${tag}-${call}-${i}`], edges: [`e${tag}-${call}-${i}`] }));
+        await api.call('POST', `/api/admin/bench/alerts/${alertId}/matches`, { matches });
+        progress(`${kind}: ingest ${(call + 1) * MATCHES_PER_CALL} / ${events} events`);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  return { events, seconds: round(seconds, 2), eventsPerSecond: Math.round(events / seconds), deliveriesPerSecond: Math.round((events * WEBHOOKS) / seconds) };
+}
+
+/** Sets `deliveryFrequency` to `schedule` and times the backlog's drain at the receiver, first receipt to last. */
+async function measureDrain(s: Session, receiver: Receiver, schedule: string, ceiling: number, label: string, deliveries = PLAN.drainDeliveries): Promise<Drain> {
+  await receiver.reset();
+  await s.api.settings({ deliveryFrequency: schedule });
+  await waitUntil(label, async () => {
+    const stats = await receiver.stats();
+    return stats.count >= deliveries || `${stats.count} / ${deliveries} delivered`;
+  }, 30 * 60_000);
+  const drained = await receiver.stats();
+  const seconds = (drained.lastAt - drained.firstAt) / 1000;
+  const rate = Math.round(deliveries / seconds);
+  return { deliveries, seconds: round(seconds, 2), deliveriesPerSecond: rate, ratioToCeiling: round(rate / ceiling, 3), peakRssMb: s.service.peakRssMb(), deliveryFrequency: schedule };
+}
+
+/**
+ * The service's own timing of its claims (the claim histogram of GET /metrics) over idleClaimSeconds of per-second
+ * firings with nothing due: each firing makes one claim, which finds nothing. Undefined if the service has no such metric.
+ */
+async function idleClaims(service: ServiceProcess, webhooks: number): Promise<IdleClaims | undefined> {
+  // After a drain, its last outcomes may still be written: a firing's claim then finds nothing, but wait one out.
+  await sleep(1500);
+  const before = await readHistogram(service.baseUrl, CLAIM_HISTOGRAM);
+  await sleep(PLAN.idleClaimSeconds * 1000);
+  const after = await readHistogram(service.baseUrl, CLAIM_HISTOGRAM);
+  if (!before || !after) return undefined;
+  const claims = after.count - before.count;
+  return { webhooks, seconds: PLAN.idleClaimSeconds, claims, meanMs: claims > 0 ? round(((after.sum - before.sum) / claims) * 1000, 3) : NaN };
+}
+
+/**
+ * Creates `count` webhooks through the API, CREATE_CONCURRENCY at once: the first `fanoutCount` subscribe to the
+ * fan-out's source, the others to a source nothing is reported on. Through the API rather than SQL, so the harness
+ * depends on no column (the secret is stored sealed). Answers the creations per second.
+ */
+async function createIdleWebhooks(api: AdminClient, url: string, count: number, fanoutCount: number, kind: string): Promise<{ count: number; perSecond: number }> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CREATE_CONCURRENCY }, async () => {
+      while (next < count) {
+        const i = next++;
+        const sourceKey = i < fanoutCount ? 'fanout' : 'idle';
+        await api.call('POST', '/api/admin/webhooks', { url, secret: `idle-webhook-secret-${i}`, events: [{ eventType: 'newCase', sourceKey }] });
+        if (i % 100 === 0) progress(`${kind}: ${i} / ${count} webhooks created`);
+      }
+    }),
+  );
+  return { count, perSecond: Math.round(count / ((performance.now() - started) / 1000)) };
+}
+
+/**
+ * Sets `deliveryFrequency` to `schedule`; answers whether the service took it. A service without it answers 400
+ * invalid_parameter (it reads the value as a CRON expression): then the harness falls back to the per-second schedule.
+ */
+async function trySchedule(api: AdminClient, schedule: string): Promise<{ supported: boolean; note?: string }> {
+  try {
+    await api.settings({ deliveryFrequency: schedule });
+    return { supported: true };
+  } catch (err) {
+    const message = (err as Error).message;
+    if (!/answered 400/.test(message) || !message.includes('invalid_parameter')) throw err;
+    return { supported: false, note: `deliveryFrequency "${schedule}" refused by this service (400 invalid_parameter): latency measured per second instead` };
+  }
+}
+
+/** A steady load on the steady source for `seconds`, delivered under the schedule in force: receipt time minus event time. */
+async function measureLatency(api: AdminClient, receiver: Receiver, alertId: number, schedule: string, seconds: number): Promise<Latency> {
+  await receiver.reset(true);
+  const sent = await steadyLoad(api, alertId, PLAN.latencyEventsPerSecond, seconds * 1000, 'latency');
+  await waitUntil('latency deliveries', async () => {
+    const stats = await receiver.stats();
+    return stats.count >= sent || `${stats.count} / ${sent} received`;
+  }, 120_000);
+  const latencies = (await receiver.stats()).latencies.sort((a, b) => a - b);
+  return {
+    deliveryFrequency: schedule,
+    eventsPerSecond: PLAN.latencyEventsPerSecond,
+    seconds,
+    events: sent,
+    received: latencies.length,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    maxMs: latencies.at(-1) ?? NaN,
+  };
+}
+
+/** fanoutDeliveries deliveries created from new cases on the fan-out source, FANOUT_CONCURRENCY calls at once. */
+async function measureFanout(api: AdminClient, alertId: number, kind: string): Promise<Figures['fanout']> {
+  // As many as one call may create, in at least FANOUT_CONCURRENCY calls.
+  const matchesPerCall = Math.min(Math.floor(MAX_DELIVERIES_PER_CALL / PLAN.fanoutWebhooks), Math.ceil(PLAN.fanoutDeliveries / PLAN.fanoutWebhooks / FANOUT_CONCURRENCY));
+  const calls = Math.ceil(PLAN.fanoutDeliveries / (matchesPerCall * PLAN.fanoutWebhooks));
+  let nextCall = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: FANOUT_CONCURRENCY }, async () => {
+      while (nextCall < calls) {
+        const call = nextCall++;
+        const matches = Array.from({ length: matchesPerCall }, (_, i) => ({ nodes: [`f${call}-${i}`] }));
+        await api.call('POST', `/api/admin/fanout/alerts/${alertId}/matches`, { matches });
+        progress(`${kind}: fan-out ${(call + 1) * matchesPerCall * PLAN.fanoutWebhooks} / ${PLAN.fanoutDeliveries} deliveries`);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const events = calls * matchesPerCall;
+  const deliveries = events * PLAN.fanoutWebhooks;
+  return { webhooks: PLAN.fanoutWebhooks, events, deliveries, matchesPerCall, seconds: round(seconds, 2), deliveriesPerSecond: Math.round(deliveries / seconds), eventsPerSecond: Math.round(events / seconds) };
 }
 
 /** Stops the service, runs `whileStopped` (the embedded database admits one process), starts it again, signed in. */
@@ -239,13 +380,13 @@ async function restart(
   service: ServiceProcess,
   api: AdminClient,
   env: Record<string, string>,
-  profileDir?: string,
+  withProfile?: string,
   whileStopped: () => Promise<void> = async () => {},
-): Promise<{ service: ServiceProcess; api: AdminClient }> {
+): Promise<Session> {
   await api.close();
   await service.stop();
   await whileStopped();
-  const started = await ServiceProcess.start(build.cli, env, profileDir);
+  const started = await ServiceProcess.start(build.cli, env, withProfile);
   const client = new AdminClient(started.baseUrl);
   await client.signIn(ADMIN_PASSWORD);
   return { service: started, api: client };
@@ -267,11 +408,9 @@ async function steadyLoad(api: AdminClient, alertId: number, eventsPerSecond: nu
   return sent;
 }
 
-const round = (value: number, digits: number) => Number(value.toFixed(digits));
-
 // ---------------------------------------------------------------- main
 
-const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string>; devDependencies: Record<string, string> };
 phase('building the service');
 const build = await buildService();
 const receiver = await Receiver.start();
@@ -280,20 +419,34 @@ try {
   const ceiling = await measureCeiling(receiver.url, PLAN.ceilingRequests);
   const results: Record<string, Figures> = {};
   for (const kind of databases) results[kind] = await benchDatabase(kind, receiver, ceiling.deliveriesPerSecond);
-  const pgVersion = databases.includes('postgres') ? await serverVersion() : undefined;
+  // The peers on the PostgreSQL server (graphile-worker needs one), after the service is stopped: the same
+  // receiver and N, compared with the same ceiling.
+  const peers: Record<string, PeerFigures> = {};
+  if (flag('peers')) {
+    peers['graphile-worker'] = await runGraphileWorkerPeer({
+      pgUrl: PG_URL,
+      receiver,
+      deliveries: PLAN.drainDeliveries,
+      webhooks: WEBHOOKS,
+      ceiling: ceiling.deliveriesPerSecond,
+      version: pkg.devDependencies['graphile-worker']!,
+    });
+  }
+  const pgVersion = databases.includes('postgres') || flag('peers') ? await serverVersion() : undefined;
   const report = {
     date: new Date().toISOString(),
     mode,
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), os: `${os.type()} ${os.release()}`, node: process.version },
     versions: { service: pkg.version, postgres: pgVersion, pglite: pkg.dependencies['@electric-sql/pglite'], undici: pkg.dependencies.undici, fastify: pkg.dependencies.fastify },
-    settings: { ...PLAN, webhooks: WEBHOOKS, matchesPerCall: MATCHES_PER_CALL, ingestConcurrency: INGEST_CONCURRENCY, deliveryFrequency: '* * * * * *', latencyWebhooks: 1 },
+    settings: { ...PLAN, webhooks: WEBHOOKS, matchesPerCall: MATCHES_PER_CALL, ingestConcurrency: INGEST_CONCURRENCY, drainDeliveryFrequency: PER_SECOND, latencyWebhooks: 1, createConcurrency: CREATE_CONCURRENCY, fanoutConcurrency: FANOUT_CONCURRENCY },
     ceiling,
     databases: results,
+    peers,
   };
   mkdirSync(path.dirname(outFile), { recursive: true });
   writeFileSync(outFile, `${JSON.stringify(report, null, 2)}\n`);
   if (process.stderr.isTTY) process.stderr.write('\n');
-  printTable(report.ceiling.deliveriesPerSecond, results);
+  printTable(report.ceiling.deliveriesPerSecond, results, peers);
   console.log(`\nfigures written to ${path.relative(process.cwd(), outFile)}`);
 } finally {
   receiver.stop();
@@ -308,18 +461,31 @@ async function serverVersion(): Promise<string> {
   return rows[0]!.server_version;
 }
 
-function printTable(ceiling: number, results: Record<string, Figures>): void {
+function printTable(ceiling: number, results: Record<string, Figures>, peers: Record<string, PeerFigures>): void {
   const ratio = (value: number) => `${((value / ceiling) * 100).toFixed(0)}%`;
+  const times = (value: number) => `×${value.toFixed(2)}`;
   const rows: [string, ...string[]][] = [['', ...Object.keys(results)]];
-  const add = (label: string, pick: (f: Figures) => string) => rows.push([label, ...Object.values(results).map(pick)]);
+  const add = (label: string, pick: (f: Figures) => string | undefined) => rows.push([label, ...Object.values(results).map((f) => pick(f) ?? '—')]);
+  const latency = (l: Latency | undefined) => l && `${l.p50Ms} / ${l.p99Ms}`;
   console.log(`\nAlert Webhooks benchmark (${mode}) — ceiling: ${ceiling} deliveries/s (plain undici Pool, no database; median of ${CEILING_ROUNDS} rounds)\n`);
   add('ingest events/s', (f) => String(f.ingest.eventsPerSecond));
   add('ingest deliveries created/s', (f) => `${f.ingest.deliveriesPerSecond} (${ratio(f.ingest.deliveriesPerSecond)})`);
-  add(`drain deliveries/s (${PLAN.drainDeliveries})`, (f) => `${f.drain.deliveriesPerSecond} (${ratio(f.drain.deliveriesPerSecond)})`);
+  add(`drain deliveries/s (${PLAN.drainDeliveries}, per second)`, (f) => `${f.drain.deliveriesPerSecond} (${ratio(f.drain.deliveriesPerSecond)})`);
   add('drain peak RSS (MB)', (f) => String(f.drain.peakRssMb));
-  add(`latency p50 / p99 ms (${PLAN.latencyEventsPerSecond}/s)`, (f) => `${f.latency.p50Ms} / ${f.latency.p99Ms}`);
+  for (const [name, peer] of Object.entries(peers)) {
+    add(`${name} ${peer.version} drain deliveries/s`, (f) => (f === results.postgres ? `${peer.deliveriesPerSecond} (${ratio(peer.deliveriesPerSecond)})` : undefined));
+    add(`service drain ÷ ${name}`, (f) => (f === results.postgres ? times(f.drain.deliveriesPerSecond / peer.deliveriesPerSecond) : undefined));
+  }
+  add(`latency p50 / p99 ms (${PLAN.latencyEventsPerSecond}/s), ${results.postgres?.latency.deliveryFrequency ?? Object.values(results)[0]?.latency.deliveryFrequency}`, (f) => latency(f.latency));
+  add(`latency p50 / p99 ms (${PLAN.latencyEventsPerSecond}/s), per second`, (f) => latency(f.latencyPerSecond));
+  add('drain under immediate deliveries/s', (f) => f.immediateDrain && `${f.immediateDrain.deliveriesPerSecond} (${times(f.immediateDrain.ratioToDrain)} the drain)`);
+  add(`drain, ${PLAN.manyWebhooks} webhooks (${WEBHOOKS} busy) deliveries/s (${PLAN.flatDeliveries})`, (f) => f.manyWebhooks && `${f.manyWebhooks.drain.deliveriesPerSecond} (${times(f.manyWebhooks.ratioToDrain)} 11 webhooks)`);
+  add('claim with nothing due (ms), few / many webhooks', (f) => f.manyWebhooks && `${f.manyWebhooks.idleClaimFew?.meanMs ?? '?'} / ${f.manyWebhooks.idleClaimMany?.meanMs ?? '?'}`);
   add(`cleanup of ${PLAN.cleanupRows} rows (s)`, (f) => String(f.cleanup.seconds));
   add('delivered during cleanup (max gap ms)', (f) => `${f.cleanup.deliveredDuring} (${f.cleanup.maxGapMs})`);
+  add(`fan-out to ${PLAN.fanoutWebhooks} webhooks: deliveries created/s`, (f) => String(f.fanout.deliveriesPerSecond));
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
   for (const row of rows) console.log(row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!))).join('  '));
+  const notes = Object.entries(results).flatMap(([kind, f]) => (f.immediate.note ? [`${kind}: ${f.immediate.note}`] : []));
+  for (const note of [...new Set(notes)]) console.log(`\nnote: ${note}`);
 }

@@ -36,13 +36,35 @@ describe('benchmark harness', () => {
         drain: ['deliveriesPerSecond', 'ratioToCeiling', 'peakRssMb'],
         latency: ['p50Ms', 'p99Ms'],
         cleanup: ['rows', 'seconds', 'deliveredDuring'],
+        fanout: ['webhooks', 'deliveries', 'deliveriesPerSecond'],
+        manyWebhooks: ['webhooks', 'webhooksCreatedPerSecond', 'ratioToDrain'],
+        'manyWebhooks.drain': ['deliveriesPerSecond', 'ratioToCeiling'],
+        'manyWebhooks.fewWebhooksDrain': ['deliveriesPerSecond', 'ratioToCeiling'],
+        'manyWebhooks.idleClaimFew': ['claims', 'meanMs'],
+        'manyWebhooks.idleClaimMany': ['claims', 'meanMs'],
       })) {
-        for (const name of names) expect(Number.isFinite(figures[group][name]) && figures[group][name] > 0, `${group}.${name}`).toBe(true);
+        const values = group.split('.').reduce((at, key) => at?.[key], figures);
+        for (const name of names) expect(Number.isFinite(values?.[name]) && values[name] > 0, `${group}.${name}`).toBe(true);
       }
       expect(figures.drain.deliveries).toBe(report.settings.drainDeliveries);
+      expect(figures.manyWebhooks.webhooks).toBe(report.settings.manyWebhooks);
+      expect(figures.manyWebhooks.drain.deliveries).toBe(report.settings.flatDeliveries);
+      expect(figures.manyWebhooks.fewWebhooksDrain.deliveries).toBe(report.settings.flatDeliveries);
       expect(figures.latency.received).toBe(figures.latency.events);
+      expect(figures.fanout.webhooks).toBe(report.settings.fanoutWebhooks);
+      // Under `immediate` where the service takes it (then with the per-second comparisons), else per second.
+      expect(figures.latency.deliveryFrequency).toBe(figures.immediate.supported ? 'immediate' : '* * * * * *');
+      if (figures.immediate.supported) {
+        expect(figures.latencyPerSecond.received).toBe(figures.latencyPerSecond.events);
+        expect(figures.immediateDrain.deliveries).toBe(report.settings.drainDeliveries);
+        expect(figures.immediateDrain.deliveriesPerSecond).toBeGreaterThan(0);
+      } else {
+        expect(figures.immediate.note).toMatch(/immediate/);
+      }
+      // The peers mode is --peers only: not in CI.
+      expect(report.peers).toEqual({});
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 240_000);
+  }, 420_000);
 });

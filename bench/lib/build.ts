@@ -25,6 +25,9 @@ export async function buildService(): Promise<ServiceBuild> {
   await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'scripts/build.mjs'), '--out-dir', outDir], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`building the service failed (scripts/build.mjs exited with ${code})`))));
+  }).catch((err: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
   });
   cpSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
   return { cli: path.join(outDir, 'cli.js'), dispose: () => rmSync(dir, { recursive: true, force: true }) };

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
+import { peakRssMb } from './rss.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /**
@@ -62,9 +62,7 @@ export class ServiceProcess {
 
   /** Peak resident memory of the service process so far (Linux VmHWM), in MB. */
   peakRssMb(): number {
-    const status = readFileSync(`/proc/${this.child.pid}/status`, 'utf8');
-    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-    return Math.round(kb / 1024);
+    return peakRssMb(this.child.pid!);
   }
 
   async stop(): Promise<void> {
