@@ -159,7 +159,11 @@ export async function recordAttempts(db: Queryable, records: readonly AttemptRec
          attempt_log = CASE WHEN d.attempt_log = '[]'::jsonb THEN ('[' || u.log_entry || ']')::jsonb
                             ELSE d.attempt_log || ('[' || u.log_entry || ']')::jsonb END,
          updated_at = now()
-       FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[], $5::float8[], $6::int[], $7::text[], $8::text[])
+       -- Each array behind a sub-select: the planner cannot see its length and takes it for a few rows, so it probes
+       -- each row by primary key at any batch size. Seeing 384 or more, it hashed a full scan of the table instead
+       -- (PostgreSQL 15 here, 30,000 rows: 14 ms for 384 outcomes, 26 ms for 512, against 2.6 ms for 256 by key).
+       FROM unnest((SELECT $1::bigint[]), (SELECT $2::int[]), (SELECT $3::text[]), (SELECT $4::float8[]), (SELECT $5::float8[]),
+                   (SELECT $6::int[]), (SELECT $7::text[]), (SELECT $8::text[]))
          AS u(id, lease_token, status, next_attempt_at, attempted_at, response_status, error, log_entry)
        WHERE d.id = u.id AND d.lease_token = u.lease_token
        RETURNING d.webhook_id, d.status, d.is_ping, u.attempted_at
