@@ -1,10 +1,10 @@
 import { Worker } from 'node:worker_threads';
 import type { DatabaseHealth } from './health.js';
-import { errorFrom, type OpenRequest, type StatementResult, type ThreadReply, type ThreadRequest } from './embedded-protocol.js';
+import { errorFrom, type NamedStatement, type OpenRequest, type StatementResult, type ThreadReply, type ThreadRequest } from './embedded-protocol.js';
 
 /** One statement at a time on a session: what the database seam needs of a pool (pg.Pool has the same shape). */
 export interface Session {
-  query(text: string, params?: unknown[]): Promise<StatementResult>;
+  query(statement: string | NamedStatement, params?: unknown[]): Promise<StatementResult>;
   /** Gives the session back; `err` says it failed in a way that may have left it unusable (PostgreSQL discards it). */
   release(err?: Error): void;
 }
@@ -78,7 +78,7 @@ export class EmbeddedPool {
     this.#sessionHeld = true;
     let released = false;
     return {
-      query: (text, params) => this.#statement(text, params),
+      query: (statement, params) => this.#statement(statement, params),
       release: () => {
         if (released) return;
         released = true;
@@ -89,10 +89,10 @@ export class EmbeddedPool {
     };
   }
 
-  async query(text: string, params?: unknown[]): Promise<StatementResult> {
+  async query(statement: string | NamedStatement, params?: unknown[]): Promise<StatementResult> {
     const session = await this.connect();
     try {
-      return await session.query(text, params);
+      return await session.query(statement, params);
     } finally {
       session.release();
     }
@@ -150,8 +150,9 @@ export class EmbeddedPool {
     if (closing && 'error' in closing) throw errorFrom(closing.error);
   }
 
-  async #statement(text: string, params: unknown[] | undefined): Promise<StatementResult> {
-    const reply = await this.#send({ id: this.#nextId++, text, params });
+  async #statement(statement: string | NamedStatement, params: unknown[] | undefined): Promise<StatementResult> {
+    const request = typeof statement === 'string' ? { text: statement, name: undefined } : { text: statement.text, name: statement.name };
+    const reply = await this.#send({ id: this.#nextId++, ...request, params });
     if ('error' in reply) throw errorFrom(reply.error);
     if (!('result' in reply)) throw new Error('the embedded database answered out of turn');
     return reply.result;

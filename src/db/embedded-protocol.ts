@@ -5,7 +5,17 @@ export interface OpenRequest {
   pgdata: string;
 }
 
-export type ThreadRequest = { id: number; text: string; params: readonly unknown[] | undefined } | { id: number; close: true };
+/**
+ * A statement the database keeps prepared under `name` on each session that has run it (see namedStatement in
+ * database.ts). Here, beside the messages, because the thread is handed one too.
+ */
+export interface NamedStatement {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** A statement for the thread: `name` set for a named statement (the text comes too: pg parses it once per session). */
+export type ThreadRequest = { id: number; text: string; name: string | undefined; params: readonly unknown[] | undefined } | { id: number; close: true };
 
 export interface StatementResult {
   rows: Record<string, unknown>[];

@@ -67,8 +67,10 @@ async function open(): Promise<void> {
         );
       return;
     }
-    // Not awaited: the client queues statements in arrival order, and the next one is handed over at once.
-    client.query(request.text, request.params as unknown[] | undefined).then(
+    // Not awaited: the client queues statements in arrival order, and the next one is handed over at once. A
+    // named statement goes to pg as such: over PGlite's adapter, pg prepares it once in PGlite's one session (it
+    // is then in pg_prepared_statements) and afterwards sends only Bind/Execute, as it does to PostgreSQL.
+    client.query({ text: request.text, name: request.name, values: request.params as unknown[] | undefined }).then(
       (result) => reply({ id: request.id, result: { rows: result.rows, rowCount: result.rowCount, command: result.command } }),
       (err: unknown) => reply({ id: request.id, error: errorFields(err) }),
     );

@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { describeDbError } from './db-errors.js';
 import type { Session } from './embedded-pool.js';
-import type { StatementResult } from './embedded-protocol.js';
+import type { NamedStatement, StatementResult } from './embedded-protocol.js';
 import type { DatabaseHealth } from './health.js';
 import { PostgresListener } from './postgres-listener.js';
 import { typeParsers } from './type-parsers.js';
@@ -12,6 +12,11 @@ const KEEPALIVE_DELAY_MS = 10_000;
 // waiting for it gives up after HEALTH_CONNECT_MS (checks of a database that swallows packets do not pile up).
 const HEALTH_IDLE_MS = 60_000;
 const HEALTH_CONNECT_MS = 5_000;
+
+/** pg's form of a statement: with a name, pg prepares it once per connection and then sends Bind/Execute only. */
+function queryConfig(statement: string | NamedStatement, values: unknown[] | undefined): pg.QueryConfig {
+  return typeof statement === 'string' ? { text: statement, values } : { name: statement.name, text: statement.text, values };
+}
 
 /**
  * PostgreSQL: the pool the repositories use, a connection of its own for health checks, and the listener.
@@ -43,8 +48,8 @@ export class PostgresPool {
   }
 
   /** One statement on any connection (pg.Pool handles a client's error while it runs). */
-  async query(text: string, params?: unknown[]): Promise<StatementResult> {
-    const result = await this.#pool.query(text, params);
+  async query(statement: string | NamedStatement, params?: unknown[]): Promise<StatementResult> {
+    const result = await this.#pool.query(queryConfig(statement, params));
     return { rows: result.rows as Record<string, unknown>[], rowCount: result.rowCount, command: result.command };
   }
 
@@ -61,8 +66,8 @@ export class PostgresPool {
     client.on('error', onError);
     let released = false;
     return {
-      query: async (text, params) => {
-        const result = await client.query(text, params);
+      query: async (statement, params) => {
+        const result = await client.query(queryConfig(statement, params));
         return { rows: result.rows as Record<string, unknown>[], rowCount: result.rowCount, command: result.command };
       },
       release: (err) => {

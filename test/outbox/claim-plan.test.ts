@@ -88,6 +88,41 @@ describe('claim plan with many webhooks', () => {
     expect(idle.find((n) => n['Node Type'] === 'ModifyTable')?.['Actual Rows']).toBe(0);
     expect(await claimDueDeliveries(t.db, { limit: 100, leaseMs: 60_000 })).toEqual([]);
   });
+
+  // The claim runs as a named (prepared) statement, and PostgreSQL may switch a prepared statement to one generic
+  // plan, made without the parameters' values, after its fifth run. That plan must keep to the busy webhooks too.
+  it('visits only the busy webhooks with the generic plan of the prepared claim', async () => {
+    const claimRequest = { limit: 100, leaseMs: 60_000, perWebhook: 5, turnAfter: MAX_WEBHOOKS / 2 };
+    const literal = (value: unknown) => (Array.isArray(value) ? `'{${value.join(',')}}'` : String(value));
+    const plans = await t.db.withConnection(async (conn) => {
+      await conn.query('SET plan_cache_mode = force_generic_plan');
+      await conn.query(`PREPARE claim_plan_generic AS ${CLAIM_DUE_SQL}`);
+      try {
+        // Everything due again, then claimed; then nothing due.
+        await conn.query(`UPDATE webhook_deliveries SET locked_until = NULL WHERE status = 'pending'`);
+        await conn.query('ANALYZE webhook_deliveries');
+        const explain = async () => {
+          const { rows } = await conn.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE claim_plan_generic(${claimParameters(claimRequest).map(literal).join(', ')})`);
+          const raw = rows[0]!['QUERY PLAN'];
+          return nodes(((typeof raw === 'string' ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }])[0].Plan);
+        };
+        const claiming = await explain();
+        const idle = await explain();
+        const { rows } = await conn.query<{ generic: number; custom: number }>(
+          `SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name = 'claim_plan_generic'`,
+        );
+        return { claiming, idle, counts: rows[0] };
+      } finally {
+        await conn.query('DEALLOCATE claim_plan_generic');
+        await conn.query('RESET plan_cache_mode');
+      }
+    });
+    expect(plans.counts).toEqual({ generic: 2, custom: 0 });
+    expect(plans.claiming.find((n) => n['Node Type'] === 'ModifyTable')?.['Actual Rows']).toBe(2 * BUSY);
+    expectOnlyBusyVisited(plans.claiming);
+    expect(plans.idle.find((n) => n['Node Type'] === 'ModifyTable')?.['Actual Rows']).toBe(0);
+    expectOnlyBusyVisited(plans.idle);
+  });
 });
 
 // The claim's semantics over a walk that skips idle webhooks: turns that wrap around, exclusions, the per-webhook

@@ -52,7 +52,7 @@ const cronReading = (expression: string) => {
 
 // `immediate` is ours, not a CRON: deliveries go out as soon as the change that records them is saved.
 const deliveryReading = (expression: string) =>
-  expression.trim() === 'immediate' ? 'Sends each delivery as soon as its event is recorded (and looks every second for any missed).' : `${cronReading(expression)} Or "immediate": as soon as each event is recorded.`;
+  expression.trim() === 'immediate' ? 'Sends each delivery as soon as its event is recorded (and sweeps for any missed, every second unless DELIVERY_SWEEP_MS says otherwise).' : `${cronReading(expression)} Or "immediate": as soon as each event is recorded.`;
 
 const msReading = (text: string) => (/^\d+$/.test(text.trim()) ? formatDuration(Number(text)) : 'a whole number of milliseconds');
 
