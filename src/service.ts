@@ -43,14 +43,7 @@ export interface ServiceOptions {
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { config, logger } = options;
   const databaseKind = options.db?.kind ?? (config.databaseUrl ? 'postgres' : 'pglite');
-  const loadKeys = () =>
-    loadKeyring({
-      databaseKind,
-      dataDir: config.dataDir,
-      secretsKey: config.secretsKey,
-      secretsKeyFile: config.secretsKeyFile,
-      secretsKeyPrevious: config.secretsKeyPrevious,
-    });
+  const loadKeys = () => loadKeyring({ ...config, databaseKind });
   // On PostgreSQL the key comes first: without one the process stops here with the one-line message
   // (SecretsKeyError), before it opens a connection. The embedded key file lives in DATA_DIR, which opening the
   // database creates (with a clear message when it cannot) and locks against a second process.

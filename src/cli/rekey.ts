@@ -17,13 +17,7 @@ export async function rekey(args: readonly string[], print: (line: string) => vo
   const { positional } = parseArgs(args);
   expectArgs(positional, 0, 0, 'rekey');
   await withAdminDatabase(undefined, async (db, config) => {
-    const { keyring, origin, warnings } = await loadKeyring({
-      databaseKind: db.kind,
-      dataDir: config.dataDir,
-      secretsKey: config.secretsKey,
-      secretsKeyFile: config.secretsKeyFile,
-      secretsKeyPrevious: config.secretsKeyPrevious,
-    });
+    const { keyring, origin, warnings } = await loadKeyring({ ...config, databaseKind: db.kind });
     for (const warning of warnings) console.error(`alert-webhooks: warning: ${warning}`);
     // Before anything is written: a key missing is said once, naming the key ids, rather than batch by batch.
     await requireSealingKeys(db, keyring, {

@@ -21,6 +21,29 @@ export const BATCH_SIZE = 100;
 
 /** A webhook with a secret sealed under another key than $1 (the current key's id). */
 const UNDER_ANOTHER_KEY = `split_part(secret_sealed, ':', 2) <> $1 OR split_part(previous_secret_sealed, ':', 2) <> $1`;
+/** A webhook with a secret stored in clear (written before migration 0006). */
+const STORED_IN_CLEAR = 'secret IS NOT NULL OR previous_secret IS NOT NULL';
+
+type Batch = (tx: Queryable, limit: number, skipLocked: 'SKIP LOCKED' | '') => Promise<number>;
+
+/**
+ * Runs `batch` until no webhook `where` selects is left, as the top of this file says: BATCH_SIZE rows a
+ * transaction passing over locked ones, then those one per transaction, waiting for their locks. Answers the sum of
+ * what the batches answered (the rows they took).
+ */
+async function inBatches(db: Database, where: string, params: unknown[], batch: Batch): Promise<number> {
+  let taken = 0;
+  for (;;) {
+    const n = await db.transaction((tx) => batch(tx, BATCH_SIZE, 'SKIP LOCKED'));
+    if (n === 0) break;
+    taken += n;
+  }
+  for (;;) {
+    const { rows } = await db.query<{ found: boolean }>(`SELECT EXISTS (SELECT 1 FROM webhooks WHERE ${where}) AS found`, params);
+    if (rows[0]?.found !== true) return taken;
+    taken += await db.transaction((tx) => batch(tx, 1, ''));
+  }
+}
 
 /**
  * Seals every secret still stored in clear (a database written before migration 0006) under the current key, and
@@ -28,20 +51,13 @@ const UNDER_ANOTHER_KEY = `split_part(secret_sealed, ':', 2) <> $1 OR split_part
  * Answers how many webhooks it sealed. Idempotent; when it returns, no plain secret is left.
  */
 export async function sealPlainSecrets(db: Database, keyring: Keyring): Promise<number> {
-  let sealed = 0;
-  for (;;) {
-    const n = await db.transaction((tx) => sealBatch(tx, keyring, BATCH_SIZE, 'SKIP LOCKED'));
-    if (n === 0) break;
-    sealed += n;
-  }
-  while (await exists(db, 'secret IS NOT NULL OR previous_secret IS NOT NULL')) sealed += await db.transaction((tx) => sealBatch(tx, keyring, 1, ''));
-  return sealed;
+  return inBatches(db, STORED_IN_CLEAR, [], (tx, limit, skipLocked) => sealBatch(tx, keyring, limit, skipLocked));
 }
 
 async function sealBatch(tx: Queryable, keyring: Keyring, limit: number, skipLocked: 'SKIP LOCKED' | ''): Promise<number> {
   const { rows } = await tx.query<{ id: number; secret: string | null; previous_secret: string | null; previous_live: boolean }>(
     `SELECT id, secret, previous_secret, COALESCE(previous_secret_expires_at > now(), false) AS previous_live FROM webhooks
-     WHERE secret IS NOT NULL OR previous_secret IS NOT NULL ORDER BY id LIMIT $1 FOR UPDATE ${skipLocked}`,
+     WHERE ${STORED_IN_CLEAR} ORDER BY id LIMIT $1 FOR UPDATE ${skipLocked}`,
     [limit],
   );
   if (rows.length === 0) return 0;
@@ -109,13 +125,9 @@ export interface Rekeyed {
  */
 export async function resealSecrets(db: Database, keyring: Keyring): Promise<Rekeyed> {
   const done: Rekeyed = { resealed: 0, dropped: 0, remaining: 0 };
-  for (;;) {
-    const n = await db.transaction((tx) => resealBatch(tx, keyring, BATCH_SIZE, 'SKIP LOCKED', done));
-    if (n === 0) break;
-  }
-  while (await exists(db, UNDER_ANOTHER_KEY, [keyring.current.id])) await db.transaction((tx) => resealBatch(tx, keyring, 1, '', done));
+  await inBatches(db, UNDER_ANOTHER_KEY, [keyring.current.id], (tx, limit, skipLocked) => resealBatch(tx, keyring, limit, skipLocked, done));
   const { rows } = await db.query<{ remaining: number }>(
-    `SELECT count(*)::int AS remaining FROM webhooks WHERE ${UNDER_ANOTHER_KEY} OR secret IS NOT NULL OR previous_secret IS NOT NULL`,
+    `SELECT count(*)::int AS remaining FROM webhooks WHERE ${UNDER_ANOTHER_KEY} OR ${STORED_IN_CLEAR}`,
     [keyring.current.id],
   );
   done.remaining = rows[0]?.remaining ?? 0;
@@ -154,9 +166,4 @@ async function resealBatch(tx: Queryable, keyring: Keyring, limit: number, skipL
     [rows.map((r) => r.id), secrets, previous],
   );
   return rows.length;
-}
-
-async function exists(db: Queryable, where: string, params: unknown[] = []): Promise<boolean> {
-  const { rows } = await db.query<{ found: boolean }>(`SELECT EXISTS (SELECT 1 FROM webhooks WHERE ${where}) AS found`, params);
-  return rows[0]?.found === true;
 }
