@@ -245,24 +245,27 @@ async function benchDatabase(kind: 'postgres' | 'pglite', receiver: Receiver, ce
   }
 }
 
+/** Runs `call(0)` … `call(calls - 1)`, `concurrency` at once, in order of their index; answers the seconds taken. */
+async function timedCalls(calls: number, concurrency: number, call: (index: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < calls) await call(next++);
+    }),
+  );
+  return (performance.now() - started) / 1000;
+}
+
 /** Reports a drain's backlog: `deliveries` / 10 new cases, MATCHES_PER_CALL a call, INGEST_CONCURRENCY calls at once. */
 async function ingestBacklog(api: AdminClient, alertId: number, kind: string, deliveries = PLAN.drainDeliveries) {
   const events = deliveries / WEBHOOKS;
-  const calls = events / MATCHES_PER_CALL;
   const tag = Date.now();
-  let nextCall = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: INGEST_CONCURRENCY }, async () => {
-      while (nextCall < calls) {
-        const call = nextCall++;
-        const matches = Array.from({ length: MATCHES_PER_CALL }, (_, i) => ({ nodes: [`n${tag}-${call}-${i}`, `m${tag}-${call}-${i}`], edges: [`e${tag}-${call}-${i}`] }));
-        await api.call('POST', `/api/admin/bench/alerts/${alertId}/matches`, { matches });
-        progress(`${kind}: ingest ${(call + 1) * MATCHES_PER_CALL} / ${events} events`);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
+  const seconds = await timedCalls(events / MATCHES_PER_CALL, INGEST_CONCURRENCY, async (call) => {
+    const matches = Array.from({ length: MATCHES_PER_CALL }, (_, i) => ({ nodes: [`n${tag}-${call}-${i}`, `m${tag}-${call}-${i}`], edges: [`e${tag}-${call}-${i}`] }));
+    await api.call('POST', `/api/admin/bench/alerts/${alertId}/matches`, { matches });
+    progress(`${kind}: ingest ${(call + 1) * MATCHES_PER_CALL} / ${events} events`);
+  });
   return { events, seconds: round(seconds, 2), eventsPerSecond: Math.round(events / seconds), deliveriesPerSecond: Math.round((events * WEBHOOKS) / seconds) };
 }
 
@@ -301,19 +304,12 @@ async function idleClaims(service: ServiceProcess, webhooks: number): Promise<Id
  * depends on no column (the secret is stored sealed). Answers the creations per second.
  */
 async function createIdleWebhooks(api: AdminClient, url: string, count: number, fanoutCount: number, kind: string): Promise<{ count: number; perSecond: number }> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CREATE_CONCURRENCY }, async () => {
-      while (next < count) {
-        const i = next++;
-        const sourceKey = i < fanoutCount ? 'fanout' : 'idle';
-        await api.call('POST', '/api/admin/webhooks', { url, secret: `idle-webhook-secret-${i}`, events: [{ eventType: 'newCase', sourceKey }] });
-        if (i % 100 === 0) progress(`${kind}: ${i} / ${count} webhooks created`);
-      }
-    }),
-  );
-  return { count, perSecond: Math.round(count / ((performance.now() - started) / 1000)) };
+  const seconds = await timedCalls(count, CREATE_CONCURRENCY, async (i) => {
+    const sourceKey = i < fanoutCount ? 'fanout' : 'idle';
+    await api.call('POST', '/api/admin/webhooks', { url, secret: `idle-webhook-secret-${i}`, events: [{ eventType: 'newCase', sourceKey }] });
+    if (i % 100 === 0) progress(`${kind}: ${i} / ${count} webhooks created`);
+  });
+  return { count, perSecond: Math.round(count / seconds) };
 }
 
 /**
@@ -357,19 +353,11 @@ async function measureFanout(api: AdminClient, alertId: number, kind: string): P
   // As many as one call may create, in at least FANOUT_CONCURRENCY calls.
   const matchesPerCall = Math.min(Math.floor(MAX_DELIVERIES_PER_CALL / PLAN.fanoutWebhooks), Math.ceil(PLAN.fanoutDeliveries / PLAN.fanoutWebhooks / FANOUT_CONCURRENCY));
   const calls = Math.ceil(PLAN.fanoutDeliveries / (matchesPerCall * PLAN.fanoutWebhooks));
-  let nextCall = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: FANOUT_CONCURRENCY }, async () => {
-      while (nextCall < calls) {
-        const call = nextCall++;
-        const matches = Array.from({ length: matchesPerCall }, (_, i) => ({ nodes: [`f${call}-${i}`] }));
-        await api.call('POST', `/api/admin/fanout/alerts/${alertId}/matches`, { matches });
-        progress(`${kind}: fan-out ${(call + 1) * matchesPerCall * PLAN.fanoutWebhooks} / ${PLAN.fanoutDeliveries} deliveries`);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
+  const seconds = await timedCalls(calls, FANOUT_CONCURRENCY, async (call) => {
+    const matches = Array.from({ length: matchesPerCall }, (_, i) => ({ nodes: [`f${call}-${i}`] }));
+    await api.call('POST', `/api/admin/fanout/alerts/${alertId}/matches`, { matches });
+    progress(`${kind}: fan-out ${(call + 1) * matchesPerCall * PLAN.fanoutWebhooks} / ${PLAN.fanoutDeliveries} deliveries`);
+  });
   const events = calls * matchesPerCall;
   const deliveries = events * PLAN.fanoutWebhooks;
   return { webhooks: PLAN.fanoutWebhooks, events, deliveries, matchesPerCall, seconds: round(seconds, 2), deliveriesPerSecond: Math.round(deliveries / seconds), eventsPerSecond: Math.round(events / seconds) };
