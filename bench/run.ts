@@ -45,6 +45,10 @@ const INGEST_CONCURRENCY = 4;
 // Webhook creations at once: each is a POST (creations are serialised in the database by the MAX_WEBHOOKS check).
 const CREATE_CONCURRENCY = 8;
 const FANOUT_CONCURRENCY = 2;
+// The flat-cost phase's rounds: few webhooks, many, few again (the idle ones deleted), many again (created again).
+// One pair on its own moved with the machine: ×0.80 and ×0.77 in two runs of 24 November, then ×0.92 and ×0.95 in
+// two rounds of one run later that day.
+const FLAT_ROUNDS = 2;
 const PER_SECOND = '* * * * * *';
 const databases = option('db', 'both') === 'both' ? (['postgres', 'pglite'] as const) : ([option('db', 'both')] as ('postgres' | 'pglite')[]);
 // --profile: the drain's service process writes a V8 CPU profile there (open it in Chrome DevTools).
@@ -62,6 +66,14 @@ interface Drain {
   ratioToCeiling: number;
   peakRssMb: number;
   deliveryFrequency: string;
+  /** The ceiling measured right before and right after this drain (the main drains only: see besideCeiling). */
+  ceilingBeside?: CeilingBeside;
+  ratioToCeilingBeside?: number;
+}
+/** The median of the ceiling's rounds measured right before and right after one drain, and those rounds. */
+interface CeilingBeside {
+  deliveriesPerSecond: number;
+  rounds: number[];
 }
 interface Latency {
   deliveryFrequency: string;
@@ -79,12 +91,34 @@ interface IdleClaims {
   seconds: number;
   claims: number;
   meanMs: number;
+  /**
+   * PostgreSQL only: a `SELECT 1` from the harness after the same one-second pause, as often. What any statement
+   * costs after an idle second on this machine (waking the processes up), which the claims' mean includes.
+   */
+  roundTripFloorMs?: number;
+}
+/** One round of the flat-cost phase: the drain with the few webhooks, then with the many. */
+interface FlatRound {
+  fewPerSecond: number;
+  manyPerSecond: number;
+  ratio: number;
 }
 interface Figures {
   ingest: { events: number; seconds: number; eventsPerSecond: number; deliveriesPerSecond: number };
   drain: Drain;
   /** The flat-cost phase: the drain with `webhooks` webhooks of which 10 busy, and its ratio to the same drain with 11 just before. */
-  manyWebhooks: { webhooks: number; busyWebhooks: number; webhooksCreatedPerSecond: number; fewWebhooksDrain: Drain; drain: Drain; ratioToDrain: number; idleClaimFew?: IdleClaims; idleClaimMany?: IdleClaims };
+  manyWebhooks: {
+    webhooks: number;
+    busyWebhooks: number;
+    webhooksCreatedPerSecond: number;
+    /** The first round's drains; `ratioToDrain` is over every round (see FLAT_ROUNDS). */
+    fewWebhooksDrain: Drain;
+    drain: Drain;
+    ratioToDrain: number;
+    rounds: FlatRound[];
+    idleClaimFew?: IdleClaims;
+    idleClaimMany?: IdleClaims;
+  };
   /** Whether the service took `deliveryFrequency: "immediate"`; if not, the latency phase ran per second. */
   immediate: { supported: boolean; note?: string };
   latency: Latency;
@@ -120,6 +154,9 @@ async function prepareDatabase(kind: 'postgres' | 'pglite'): Promise<{ env: Reco
   return { env: { DATA_DIR: dataDir }, dispose: async () => rmSync(dataDir, { recursive: true, force: true }) };
 }
 
+/** A peer's drain, with the ceiling measured beside it. */
+type PeerResult = PeerFigures & { ceilingBeside?: CeilingBeside; ratioToCeilingBeside?: number };
+
 /** The service under test and its signed-in admin; `restart` swaps both. */
 interface Session {
   service: ServiceProcess;
@@ -153,7 +190,7 @@ async function benchDatabase(kind: 'postgres' | 'pglite', receiver: Receiver, ce
     // Drain: a fresh service process (so its peak RSS is the drain's), delivering every second.
     phase(`${kind}: drain of ${PLAN.drainDeliveries} deliveries`);
     await restartService(profileDir);
-    const drain = await measureDrain(s, receiver, PER_SECOND, ceiling, 'drain');
+    const drain = await besideCeiling(receiver, kind, () => measureDrain(s, receiver, PER_SECOND, ceiling, 'drain'));
 
     // Latency: a steady rate of events delivered under `immediate` (before the service had it, per second);
     // commit → receiver. Then, for comparison, the same load per second.
@@ -181,33 +218,55 @@ async function benchDatabase(kind: 'postgres' | 'pglite', receiver: Receiver, ce
 
     // Flat cost in the number of webhooks (the phases above keep 11 webhooks; the cleanup and the fan-out have
     // MAX_WEBHOOKS): the drain again with 11 webhooks, then with MAX_WEBHOOKS of which 10 are busy, one after the
-    // other, from the same database state; and a claim with nothing due, timed by the service, with each. Before
+    // other, from the same database state, FLAT_ROUNDS times; and a claim with nothing due, timed by the service,
+    // with each (the first round). Before
     // the cleanup: on PGlite, the drain just after it ran at 0.6 of the first drain (2,042/s against 3,359/s),
     // the embedded vacuum of its million deleted rows sharing the database's one thread.
-    phase(`${kind}: drain of ${PLAN.flatDeliveries} deliveries, ${webhookCount} webhooks (the flat-cost phase's baseline)`);
-    await s.api.settings({ deliveryFrequency: 'none' });
-    await ingestBacklog(s.api, benchAlert.id, kind, PLAN.flatDeliveries);
-    await restartService();
-    const fewDrain = await measureDrain(s, receiver, PER_SECOND, ceiling, 'drain, few webhooks', PLAN.flatDeliveries);
-    phase(`${kind}: claims with nothing due, ${webhookCount} webhooks`);
-    const idleClaimFew = await idleClaims(s.service, webhookCount);
-    phase(`${kind}: creating ${PLAN.manyWebhooks - webhookCount} idle webhooks through the API`);
-    const created = await createIdleWebhooks(s.api, receiver.url, PLAN.manyWebhooks - webhookCount, PLAN.fanoutWebhooks, kind);
-    webhookCount += created.count;
-    phase(`${kind}: claims with nothing due, ${webhookCount} webhooks`);
-    const idleClaimMany = await idleClaims(s.service, webhookCount);
-    phase(`${kind}: drain of ${PLAN.flatDeliveries} deliveries, ${webhookCount} webhooks of which ${WEBHOOKS} busy`);
-    await s.api.settings({ deliveryFrequency: 'none' });
-    await ingestBacklog(s.api, benchAlert.id, kind, PLAN.flatDeliveries);
-    await restartService();
-    const manyDrain = await measureDrain(s, receiver, PER_SECOND, ceiling, 'drain, many webhooks', PLAN.flatDeliveries);
+    const floorUrl = dbEnv.DATABASE_URL; // PostgreSQL only: the harness cannot reach into the embedded database
+    const flatDrain = async (label: string) => {
+      phase(`${kind}: drain of ${PLAN.flatDeliveries} deliveries, ${webhookCount} webhooks${label === 'few' ? " (the flat-cost phase's baseline)" : ` of which ${WEBHOOKS} busy`}`);
+      await s.api.settings({ deliveryFrequency: 'none' });
+      await ingestBacklog(s.api, benchAlert.id, kind, PLAN.flatDeliveries);
+      await restartService();
+      return measureDrain(s, receiver, PER_SECOND, ceiling, `drain, ${label} webhooks`, PLAN.flatDeliveries);
+    };
+    const fewDrains: Drain[] = [];
+    const manyDrains: Drain[] = [];
+    let idleClaimFew: IdleClaims | undefined;
+    let idleClaimMany: IdleClaims | undefined;
+    let webhooksCreatedPerSecond = 0;
+    let idleWebhookIds: number[] = [];
+    for (let round = 0; round < FLAT_ROUNDS; round++) {
+      if (round > 0) {
+        phase(`${kind}: deleting the ${idleWebhookIds.length} idle webhooks through the API`);
+        await deleteWebhooks(s.api, idleWebhookIds, kind);
+        webhookCount -= idleWebhookIds.length;
+      }
+      fewDrains.push(await flatDrain('few'));
+      if (round === 0) {
+        phase(`${kind}: claims with nothing due, ${webhookCount} webhooks`);
+        idleClaimFew = await idleClaims(s.service, webhookCount, floorUrl);
+      }
+      phase(`${kind}: creating ${PLAN.manyWebhooks - webhookCount} idle webhooks through the API`);
+      const created = await createIdleWebhooks(s.api, receiver.url, PLAN.manyWebhooks - webhookCount, PLAN.fanoutWebhooks, kind);
+      idleWebhookIds = created.ids;
+      webhookCount += created.ids.length;
+      if (round === 0) {
+        webhooksCreatedPerSecond = created.perSecond;
+        phase(`${kind}: claims with nothing due, ${webhookCount} webhooks`);
+        idleClaimMany = await idleClaims(s.service, webhookCount, floorUrl);
+      }
+      manyDrains.push(await flatDrain('many'));
+    }
+    const rateOf = (drains: Drain[]) => drains.reduce((n, d) => n + d.deliveries, 0) / drains.reduce((t, d) => t + d.seconds, 0);
     const manyWebhooks: Figures['manyWebhooks'] = {
       webhooks: webhookCount,
       busyWebhooks: WEBHOOKS,
-      webhooksCreatedPerSecond: created.perSecond,
-      fewWebhooksDrain: fewDrain,
-      drain: manyDrain,
-      ratioToDrain: round(manyDrain.deliveriesPerSecond / fewDrain.deliveriesPerSecond, 3),
+      webhooksCreatedPerSecond,
+      fewWebhooksDrain: fewDrains[0]!,
+      drain: manyDrains[0]!,
+      ratioToDrain: round(rateOf(manyDrains) / rateOf(fewDrains), 3),
+      rounds: fewDrains.map((few, i) => ({ fewPerSecond: few.deliveriesPerSecond, manyPerSecond: manyDrains[i]!.deliveriesPerSecond, ratio: round(manyDrains[i]!.deliveriesPerSecond / few.deliveriesPerSecond, 3) })),
       ...(idleClaimFew ? { idleClaimFew } : {}),
       ...(idleClaimMany ? { idleClaimMany } : {}),
     };
@@ -287,7 +346,7 @@ async function measureDrain(s: Session, receiver: Receiver, schedule: string, ce
  * The service's own timing of its claims (the claim histogram of GET /metrics) over idleClaimSeconds of per-second
  * firings with nothing due: each firing makes one claim, which finds nothing. Undefined if the service has no such metric.
  */
-async function idleClaims(service: ServiceProcess, webhooks: number): Promise<IdleClaims | undefined> {
+async function idleClaims(service: ServiceProcess, webhooks: number, floorUrl?: string): Promise<IdleClaims | undefined> {
   // After a drain, its last outcomes may still be written: a firing's claim then finds nothing, but wait one out.
   await sleep(1500);
   const before = await readHistogram(service.baseUrl, CLAIM_HISTOGRAM);
@@ -295,7 +354,52 @@ async function idleClaims(service: ServiceProcess, webhooks: number): Promise<Id
   const after = await readHistogram(service.baseUrl, CLAIM_HISTOGRAM);
   if (!before || !after) return undefined;
   const claims = after.count - before.count;
-  return { webhooks, seconds: PLAN.idleClaimSeconds, claims, meanMs: claims > 0 ? round(((after.sum - before.sum) / claims) * 1000, 3) : NaN };
+  const figures: IdleClaims = { webhooks, seconds: PLAN.idleClaimSeconds, claims, meanMs: claims > 0 ? round(((after.sum - before.sum) / claims) * 1000, 3) : NaN };
+  if (floorUrl) figures.roundTripFloorMs = await roundTripFloor(floorUrl, PLAN.idleClaimSeconds);
+  return figures;
+}
+
+/**
+ * The mean time of a `SELECT 1` sent after a one-second pause, `times` times, on a connection of the harness: the
+ * least any statement costs the service's per-second firings. Measured here on 24 November, from one process, after
+ * a second's pause: `SELECT 1` 1.78 ms, the claim 2.47 ms (median of 10); back to back, 0.10 and 0.24 ms.
+ */
+async function roundTripFloor(url: string, times: number): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('SELECT 1');
+    let total = 0;
+    for (let i = 0; i < times; i++) {
+      await sleep(1000);
+      const started = performance.now();
+      await client.query('SELECT 1');
+      total += performance.now() - started;
+    }
+    return round(total / times, 3);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Runs `drain` between two measurements of the ceiling (after its service started, before its schedule is set;
+ * after it, once its last outcomes are written), and gives its ratio to the median of their rounds too. The run's
+ * ceiling is measured once, at its start, and on this shared 2-core machine the ceiling moves within minutes: its
+ * rounds went from 15,000 to 23,000/s within one measurement on 24 November, and run-start ceilings of that day
+ * were 15,600, 21,000 and 23,200/s. The ceiling beside a drain moved with the machine as the drain did.
+ */
+async function besideCeiling<T extends { deliveriesPerSecond: number }>(receiver: Receiver, label: string, drain: () => Promise<T>): Promise<T & { ceilingBeside: CeilingBeside; ratioToCeilingBeside: number }> {
+  phase(`${label}: the ceiling before the drain`);
+  const before = await measureCeiling(receiver.url, PLAN.ceilingRequests);
+  const figures = await drain();
+  await sleep(1000);
+  phase(`${label}: the ceiling after the drain`);
+  const after = await measureCeiling(receiver.url, PLAN.ceilingRequests);
+  const rounds = [...before.rounds, ...after.rounds];
+  const sorted = [...rounds].sort((a, b) => a - b);
+  const median = Math.round((sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2);
+  return { ...figures, ceilingBeside: { deliveriesPerSecond: median, rounds }, ratioToCeilingBeside: round(figures.deliveriesPerSecond / median, 3) };
 }
 
 /**
@@ -303,13 +407,23 @@ async function idleClaims(service: ServiceProcess, webhooks: number): Promise<Id
  * fan-out's source, the others to a source nothing is reported on. Through the API rather than SQL, so the harness
  * depends on no column (the secret is stored sealed). Answers the creations per second.
  */
-async function createIdleWebhooks(api: AdminClient, url: string, count: number, fanoutCount: number, kind: string): Promise<{ count: number; perSecond: number }> {
+async function createIdleWebhooks(api: AdminClient, url: string, count: number, fanoutCount: number, kind: string): Promise<{ ids: number[]; perSecond: number }> {
+  const ids: number[] = [];
   const seconds = await timedCalls(count, CREATE_CONCURRENCY, async (i) => {
     const sourceKey = i < fanoutCount ? 'fanout' : 'idle';
-    await api.call('POST', '/api/admin/webhooks', { url, secret: `idle-webhook-secret-${i}`, events: [{ eventType: 'newCase', sourceKey }] });
+    const created = await api.call<{ id: number }>('POST', '/api/admin/webhooks', { url, secret: `idle-webhook-secret-${i}`, events: [{ eventType: 'newCase', sourceKey }] });
+    ids.push(created.id);
     if (i % 100 === 0) progress(`${kind}: ${i} / ${count} webhooks created`);
   });
-  return { count, perSecond: Math.round(count / seconds) };
+  return { ids, perSecond: Math.round(count / seconds) };
+}
+
+/** Deletes these webhooks through the API, CREATE_CONCURRENCY at once. */
+async function deleteWebhooks(api: AdminClient, ids: readonly number[], kind: string): Promise<void> {
+  await timedCalls(ids.length, CREATE_CONCURRENCY, async (i) => {
+    await api.call('DELETE', `/api/admin/webhooks/${ids[i]}`);
+    if (i % 100 === 0) progress(`${kind}: ${i} / ${ids.length} webhooks deleted`);
+  });
 }
 
 /**
@@ -409,16 +523,16 @@ try {
   for (const kind of databases) results[kind] = await benchDatabase(kind, receiver, ceiling.deliveriesPerSecond);
   // The peers on the PostgreSQL server (graphile-worker needs one), after the service is stopped: the same
   // receiver and N, compared with the same ceiling.
-  const peers: Record<string, PeerFigures> = {};
+  const peers: Record<string, PeerResult> = {};
   if (flag('peers')) {
-    peers['graphile-worker'] = await runGraphileWorkerPeer({
+    peers['graphile-worker'] = await besideCeiling(receiver, 'peers', () => runGraphileWorkerPeer({
       pgUrl: PG_URL,
       receiver,
       deliveries: PLAN.drainDeliveries,
       webhooks: WEBHOOKS,
       ceiling: ceiling.deliveriesPerSecond,
       version: pkg.devDependencies['graphile-worker']!,
-    });
+    }));
   }
   const pgVersion = databases.includes('postgres') || flag('peers') ? await serverVersion() : undefined;
   const report = {
@@ -434,7 +548,7 @@ try {
   mkdirSync(path.dirname(outFile), { recursive: true });
   writeFileSync(outFile, `${JSON.stringify(report, null, 2)}\n`);
   if (process.stderr.isTTY) process.stderr.write('\n');
-  printTable(report.ceiling.deliveriesPerSecond, results, peers);
+  printTable(report.ceiling, results, peers);
   console.log(`\nfigures written to ${path.relative(process.cwd(), outFile)}`);
 } finally {
   receiver.stop();
@@ -449,26 +563,37 @@ async function serverVersion(): Promise<string> {
   return rows[0]!.server_version;
 }
 
-function printTable(ceiling: number, results: Record<string, Figures>, peers: Record<string, PeerFigures>): void {
-  const ratio = (value: number) => `${((value / ceiling) * 100).toFixed(0)}%`;
+function printTable(ceiling: { deliveriesPerSecond: number; rounds: number[] }, results: Record<string, Figures>, peers: Record<string, PeerResult>): void {
+  const percent = (value: number) => `${(value * 100).toFixed(0)}%`;
+  const ratio = (value: number) => percent(value / ceiling.deliveriesPerSecond);
+  // "; 41% beside": the ratio to the ceiling measured right before and after that drain (see besideCeiling).
+  const beside = (d: { ratioToCeilingBeside?: number }) => (d.ratioToCeilingBeside === undefined ? '' : `; ${percent(d.ratioToCeilingBeside)} beside`);
   const times = (value: number) => `×${value.toFixed(2)}`;
   const rows: [string, ...string[]][] = [['', ...Object.keys(results)]];
   const add = (label: string, pick: (f: Figures) => string | undefined) => rows.push([label, ...Object.values(results).map((f) => pick(f) ?? '—')]);
   const latency = (l: Latency | undefined) => l && `${l.p50Ms} / ${l.p99Ms}`;
-  console.log(`\nAlert Webhooks benchmark (${mode}) — ceiling: ${ceiling} deliveries/s (plain undici Pool, no database; median of ${CEILING_ROUNDS} rounds)\n`);
+  console.log(
+    `\nAlert Webhooks benchmark (${mode}) — ceiling: ${ceiling.deliveriesPerSecond} deliveries/s (plain undici Pool, no database; median of ${CEILING_ROUNDS} rounds, ${Math.min(...ceiling.rounds)}–${Math.max(...ceiling.rounds)})\n`,
+  );
   add('ingest events/s', (f) => String(f.ingest.eventsPerSecond));
   add('ingest deliveries created/s', (f) => `${f.ingest.deliveriesPerSecond} (${ratio(f.ingest.deliveriesPerSecond)})`);
-  add(`drain deliveries/s (${PLAN.drainDeliveries}, per second)`, (f) => `${f.drain.deliveriesPerSecond} (${ratio(f.drain.deliveriesPerSecond)})`);
+  add(`drain deliveries/s (${PLAN.drainDeliveries}, per second)`, (f) => `${f.drain.deliveriesPerSecond} (${ratio(f.drain.deliveriesPerSecond)}${beside(f.drain)})`);
   add('drain peak RSS (MB)', (f) => String(f.drain.peakRssMb));
   for (const [name, peer] of Object.entries(peers)) {
-    add(`${name} ${peer.version} drain deliveries/s`, (f) => (f === results.postgres ? `${peer.deliveriesPerSecond} (${ratio(peer.deliveriesPerSecond)})` : undefined));
-    add(`service drain ÷ ${name}`, (f) => (f === results.postgres ? times(f.drain.deliveriesPerSecond / peer.deliveriesPerSecond) : undefined));
+    add(`${name} ${peer.version} drain deliveries/s`, (f) => (f === results.postgres ? `${peer.deliveriesPerSecond} (${ratio(peer.deliveriesPerSecond)}${beside(peer)})` : undefined));
+    // Raw, and as the two ratios to the ceilings beside each drain (they ran minutes apart).
+    const besideTimes = (f: Figures) => (f.drain.ratioToCeilingBeside && peer.ratioToCeilingBeside ? `; ${times(f.drain.ratioToCeilingBeside / peer.ratioToCeilingBeside)} beside` : '');
+    add(`service drain ÷ ${name}`, (f) => (f === results.postgres ? `${times(f.drain.deliveriesPerSecond / peer.deliveriesPerSecond)}${besideTimes(f)}` : undefined));
   }
   add(`latency p50 / p99 ms (${PLAN.latencyEventsPerSecond}/s), ${results.postgres?.latency.deliveryFrequency ?? Object.values(results)[0]?.latency.deliveryFrequency}`, (f) => latency(f.latency));
   add(`latency p50 / p99 ms (${PLAN.latencyEventsPerSecond}/s), per second`, (f) => latency(f.latencyPerSecond));
   add('drain under immediate deliveries/s', (f) => f.immediateDrain && `${f.immediateDrain.deliveriesPerSecond} (${times(f.immediateDrain.ratioToDrain)} the drain)`);
-  add(`drain, ${PLAN.manyWebhooks} webhooks (${WEBHOOKS} busy) deliveries/s (${PLAN.flatDeliveries})`, (f) => f.manyWebhooks && `${f.manyWebhooks.drain.deliveriesPerSecond} (${times(f.manyWebhooks.ratioToDrain)} 11 webhooks)`);
+  add(`drain, ${PLAN.manyWebhooks} webhooks (${WEBHOOKS} busy) deliveries/s (${PLAN.flatDeliveries})`, (f) => f.manyWebhooks && `${f.manyWebhooks.drain.deliveriesPerSecond} (${times(f.manyWebhooks.ratioToDrain)} 11 webhooks; rounds ${f.manyWebhooks.rounds.map((r) => times(r.ratio)).join(', ')})`);
   add('claim with nothing due (ms), few / many webhooks', (f) => f.manyWebhooks && `${f.manyWebhooks.idleClaimFew?.meanMs ?? '?'} / ${f.manyWebhooks.idleClaimMany?.meanMs ?? '?'}`);
+  add('  SELECT 1 after the same pause (ms), few / many', (f) => {
+    const [few, many] = [f.manyWebhooks.idleClaimFew?.roundTripFloorMs, f.manyWebhooks.idleClaimMany?.roundTripFloorMs];
+    return few === undefined && many === undefined ? undefined : `${few ?? '?'} / ${many ?? '?'}`;
+  });
   add(`cleanup of ${PLAN.cleanupRows} rows (s)`, (f) => String(f.cleanup.seconds));
   add('delivered during cleanup (max gap ms)', (f) => `${f.cleanup.deliveredDuring} (${f.cleanup.maxGapMs})`);
   add(`fan-out to ${PLAN.fanoutWebhooks} webhooks: deliveries created/s`, (f) => String(f.fanout.deliveriesPerSecond));

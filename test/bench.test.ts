@@ -33,7 +33,8 @@ describe('benchmark harness', () => {
       const figures = report.databases[kind];
       for (const [group, names] of Object.entries({
         ingest: ['eventsPerSecond', 'deliveriesPerSecond'],
-        drain: ['deliveriesPerSecond', 'ratioToCeiling', 'peakRssMb'],
+        drain: ['deliveriesPerSecond', 'ratioToCeiling', 'peakRssMb', 'ratioToCeilingBeside'],
+        'drain.ceilingBeside': ['deliveriesPerSecond'],
         latency: ['p50Ms', 'p99Ms'],
         cleanup: ['rows', 'seconds', 'deliveredDuring'],
         fanout: ['webhooks', 'deliveries', 'deliveriesPerSecond'],
@@ -50,6 +51,15 @@ describe('benchmark harness', () => {
       expect(figures.manyWebhooks.webhooks).toBe(report.settings.manyWebhooks);
       expect(figures.manyWebhooks.drain.deliveries).toBe(report.settings.flatDeliveries);
       expect(figures.manyWebhooks.fewWebhooksDrain.deliveries).toBe(report.settings.flatDeliveries);
+      // The ceiling's rounds before and after the drain; the flat-cost phase's two rounds (few, many, few, many).
+      expect(figures.drain.ceilingBeside.rounds).toHaveLength(2 * report.ceiling.rounds.length);
+      expect(figures.manyWebhooks.rounds).toHaveLength(2);
+      for (const round of figures.manyWebhooks.rounds) expect(round.fewPerSecond > 0 && round.manyPerSecond > 0 && round.ratio > 0).toBe(true);
+      // A statement's floor after the same pause as the idle claims: on PostgreSQL only (the harness cannot reach into PGlite).
+      for (const idle of [figures.manyWebhooks.idleClaimFew, figures.manyWebhooks.idleClaimMany]) {
+        if (kind === 'postgres') expect(idle.roundTripFloorMs).toBeGreaterThan(0);
+        else expect(idle.roundTripFloorMs).toBeUndefined();
+      }
       expect(figures.latency.received).toBe(figures.latency.events);
       expect(figures.fanout.webhooks).toBe(report.settings.fanoutWebhooks);
       // Under `immediate` where the service takes it (then with the per-second comparisons), else per second.
