@@ -154,32 +154,33 @@ export interface RecordedAttempts {
  */
 export async function recordAttempts(db: Queryable, records: readonly AttemptRecord[], autoDisableAfterMs = 0): Promise<RecordedAttempts> {
   if (records.length === 0) return { recorded: 0, failingWebhookIds: [] };
-  const { rows } = await db.query<RecordedAttempts>(
-    RECORD_ATTEMPTS,
-    [
-      records.map((r) => r.id),
-      records.map((r) => r.leaseToken),
-      records.map((r) => r.status),
-      records.map((r) => r.nextAttemptAt),
-      records.map((r) => r.attemptedAt),
-      records.map((r) => r.responseStatus),
-      records.map((r) => r.error),
-      records.map((r) => JSON.stringify(r.logEntry)),
-      autoDisableAfterMs,
-    ],
-  );
+  const { rows } = await db.query<RecordedAttempts>(RECORD_ATTEMPTS, recordParameters(records, autoDisableAfterMs));
   return rows[0]!;
 }
 
+/** The parameters of RECORD_ATTEMPTS_SQL: one array per column, in the records' order. */
+export function recordParameters(records: readonly AttemptRecord[], autoDisableAfterMs: number): unknown[] {
+  return [
+    records.map((r) => r.id),
+    records.map((r) => r.leaseToken),
+    records.map((r) => r.status),
+    records.map((r) => r.nextAttemptAt),
+    records.map((r) => r.attemptedAt),
+    records.map((r) => r.responseStatus),
+    records.map((r) => r.error),
+    records.map((r) => JSON.stringify(r.logEntry)),
+    autoDisableAfterMs,
+  ];
+}
+
 /**
- * recordAttempts' statement, by name (see CLAIM_DUE). Its generic plan, taken after five runs, still probes every
- * row by primary key (checked on PostgreSQL 15 with 10,000 webhooks and 512 outcomes: the arrays' sub-selects hide
- * their lengths from custom and generic plans alike). Measured as CLAIM_DUE was, 100 batches of 256 outcomes each
- * way: PostgreSQL 3.3–3.7 → 2.8–3.2 ms median, PGlite 6.2–6.9 → 5.2–5.7 ms.
+ * recordAttempts' statement (exported so a test can EXPLAIN it). Run by name (see CLAIM_DUE): its generic plan,
+ * taken after five runs, still probes every row by primary key, as its custom plans do (the arrays' sub-selects hide
+ * their lengths from both; test/outbox/record-plan.test.ts checks both with 10,000 webhooks and 512 outcomes).
+ * Measured as CLAIM_DUE was, 100 batches of 256 outcomes each way: PostgreSQL 3.3–3.7 → 2.8–3.2 ms median, PGlite
+ * 6.2–6.9 → 5.2–5.7 ms.
  */
-const RECORD_ATTEMPTS = namedStatement(
-  'record_attempts_v1',
-  `WITH recorded AS (
+export const RECORD_ATTEMPTS_SQL = `WITH recorded AS (
        UPDATE webhook_deliveries d SET
          status = u.status,
          next_attempt_at = CASE WHEN u.status = 'pending' THEN to_timestamp(u.next_attempt_at / 1000.0) END,
@@ -219,8 +220,9 @@ const RECORD_ATTEMPTS = namedStatement(
               WHERE $9::float8 > 0 AND o.any_ended_failed AND NOT o.any_sent AND w.enabled
                 AND COALESCE(w.failing_since, o.first_failure) <= now() - $9::float8 * interval '1 millisecond'
               ORDER BY o.webhook_id
-            ) AS "failingWebhookIds"`,
-);
+            ) AS "failingWebhookIds"`;
+
+const RECORD_ATTEMPTS = namedStatement('record_attempts_v1', RECORD_ATTEMPTS_SQL);
 
 /** Gives back claims that were never attempted (a stopping worker's queue): due now, the attempt uncounted. */
 export async function releaseClaims(db: Queryable, claims: readonly Pick<ClaimedDelivery, 'id' | 'leaseToken'>[]): Promise<void> {

@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECORD_ATTEMPTS_SQL, recordParameters, type AttemptRecord } from '../../src/outbox/claims.js';
+import { MAX_WEBHOOKS } from '../../src/limits.js';
+import { openTestDatabase, type TestDatabase } from '../support/test-service.js';
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Operation?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  Plans?: PlanNode[];
+}
+
+function nodes(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+}
+
+/** A parameter as an SQL literal of its type (EXECUTE takes expressions, not bound parameters). */
+function literal(value: unknown, type: string): string {
+  if (!Array.isArray(value)) return `${String(value)}::${type}`;
+  const items = value.map((v) => (v === null ? 'NULL' : typeof v === 'string' ? `'${v.replaceAll("'", "''")}'` : String(v)));
+  return `ARRAY[${items.join(', ')}]::${type}[]`;
+}
+const PARAMETER_TYPES = ['bigint', 'int', 'text', 'float8', 'float8', 'int', 'text', 'text', 'float8'];
+
+// The outcome write runs as a prepared statement: custom plans first, then (PostgreSQL's choice, after five runs) one
+// generic plan made without the arrays' values. Either way, with MAX_WEBHOOKS webhooks and history for each, a batch
+// of outcomes must reach its deliveries and their webhooks by primary key, a probe each: a hash of the whole table
+// (what the planner chose once it could see 384 outcomes or more) made a batch 5 to 10 times slower.
+describe('outcome write plan with many webhooks', () => {
+  const BUSY = 10;
+  const OUTCOMES = 512;
+  let t: TestDatabase;
+  let records: AttemptRecord[];
+
+  beforeAll(async () => {
+    t = await openTestDatabase();
+    await t.db.query(`INSERT INTO webhooks (url, secret) SELECT 'http://127.0.0.1:9/hook-' || g, 'record-plan-secret' FROM generate_series(1, $1::int) g`, [MAX_WEBHOOKS]);
+    const { rows: events } = await t.db.query<{ id: number }>(`INSERT INTO webhook_events (event_type, payload) VALUES ('newCase', '{}') RETURNING id`);
+    const eventId = events[0]!.id;
+    // History for every webhook, then OUTCOMES claimed deliveries (lease 1) over BUSY webhooks.
+    await t.db.query(
+      `INSERT INTO webhook_deliveries (webhook_id, event_id, status, finished_at) SELECT g, $2, 'sent', now() FROM generate_series(1, $1::int) g`,
+      [MAX_WEBHOOKS, eventId],
+    );
+    const { rows: claimed } = await t.db.query<{ id: string }>(
+      `INSERT INTO webhook_deliveries (webhook_id, event_id, next_attempt_at, attempts, lease_token, locked_until)
+       SELECT 1 + (n % $2::int) * ($3::int / $2::int), $1, now(), 1, 1, now() + interval '1 minute' FROM generate_series(1, $4::int) n
+       RETURNING id`,
+      [eventId, BUSY, MAX_WEBHOOKS, OUTCOMES],
+    );
+    await t.db.query('ANALYZE webhooks');
+    await t.db.query('ANALYZE webhook_deliveries');
+    const now = Date.now();
+    // Sent, failed for good and to be retried, in turn: every branch of the statement has rows to work on.
+    const statuses = ['sent', 'failed', 'pending'] as const;
+    records = claimed.map(({ id }, i) => {
+      const status = statuses[i % 3]!;
+      return {
+        id: Number(id),
+        leaseToken: 1,
+        status,
+        nextAttemptAt: status === 'pending' ? now + 60_000 : null,
+        attemptedAt: now,
+        responseStatus: status === 'sent' ? 204 : 500,
+        error: status === 'sent' ? null : "receiver answered 500 (it's down)",
+        logEntry: { attemptedAt: new Date(now).toISOString(), url: 'http://127.0.0.1:9/hook', durationMs: 3, responseStatus: status === 'sent' ? 204 : 500 },
+      };
+    });
+  });
+  afterAll(async () => t?.dispose());
+
+  /** EXPLAIN ANALYZE of the prepared statement under `mode`, rolled back: what the plan did, with the rows it wrote. */
+  const explainRecord = (mode: 'force_custom_plan' | 'force_generic_plan') =>
+    t.db.withConnection(async (conn) => {
+      await conn.query(`PREPARE record_plan AS ${RECORD_ATTEMPTS_SQL}`);
+      await conn.query('BEGIN');
+      try {
+        await conn.query(`SET LOCAL plan_cache_mode = ${mode}`);
+        const args = recordParameters(records, 60_000).map((value, i) => literal(value, PARAMETER_TYPES[i]!));
+        const { rows } = await conn.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE record_plan(${args.join(', ')})`);
+        const { rows: counts } = await conn.query<{ generic: number; custom: number }>(
+          `SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name = 'record_plan'`,
+        );
+        const raw = rows[0]!['QUERY PLAN'];
+        return { plan: nodes(((typeof raw === 'string' ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }])[0].Plan), counts: counts[0] };
+      } finally {
+        await conn.query('ROLLBACK');
+        await conn.query('DEALLOCATE record_plan');
+      }
+    });
+
+  const expectProbesByKey = (plan: PlanNode[]) => {
+    // It wrote every outcome (the UPDATE of the deliveries).
+    const update = plan.find((n) => n['Node Type'] === 'ModifyTable' && n['Relation Name'] === 'webhook_deliveries');
+    expect(update?.['Actual Rows']).toBe(OUTCOMES);
+    for (const table of ['webhook_deliveries', 'webhooks']) {
+      expect(plan.filter((n) => n['Relation Name'] === table && n['Node Type'] !== 'ModifyTable').map((n) => n['Node Type'])).not.toContain('Seq Scan');
+    }
+    // The deliveries: one primary-key probe per outcome, each finding its row.
+    const deliveryProbes = plan.filter((n) => n['Index Name'] === 'webhook_deliveries_pkey');
+    expect(deliveryProbes.length).toBeGreaterThan(0);
+    expect(deliveryProbes.reduce((sum, n) => sum + n['Actual Loops'], 0)).toBe(OUTCOMES);
+    // The webhooks: probed by key for the busy ones only (the failure streak, and the check for auto-disable).
+    const webhookProbes = plan.filter((n) => n['Relation Name'] === 'webhooks' && n['Node Type'] !== 'ModifyTable');
+    expect(webhookProbes.length).toBeGreaterThan(0);
+    expect(webhookProbes.every((n) => n['Index Name'] === 'webhooks_pkey')).toBe(true);
+    expect(webhookProbes.reduce((sum, n) => sum + n['Actual Loops'], 0)).toBeLessThanOrEqual(2 * BUSY);
+  };
+
+  it('probes each delivery and each busy webhook by primary key with a custom plan', async () => {
+    const { plan, counts } = await explainRecord('force_custom_plan');
+    expect(counts).toEqual({ generic: 0, custom: 1 });
+    expectProbesByKey(plan);
+  });
+
+  it('probes each delivery and each busy webhook by primary key with the generic plan', async () => {
+    const { plan, counts } = await explainRecord('force_generic_plan');
+    expect(counts).toEqual({ generic: 1, custom: 0 });
+    expectProbesByKey(plan);
+  });
+});
