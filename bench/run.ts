@@ -1,9 +1,10 @@
 /**
  * The benchmark harness: `npm run bench [-- --quick | --large] [--db pglite|postgres|both] [--peers] [--out FILE]`.
  * Runs the service and the receiver in processes of their own and measures, on each database: the ceiling
- * (a plain undici client, no database), ingest, drain (with the service's peak RSS), the claim with nothing due and
- * the drain with 10,000 webhooks of which 10 are busy, latency (under `immediate`), the drain under `immediate`,
- * cleanup, and a fan-out to 1,000 webhooks; with --peers, graphile-worker sending the same drain.
+ * (a plain undici client, no database; again beside the main drains), ingest, drain (with the service's peak RSS),
+ * the claim with nothing due and the drain with 10,000 webhooks of which 10 are busy, latency (under `immediate`),
+ * the drain under `immediate`, cleanup, and a fan-out to 1,000 webhooks; with --peers, graphile-worker sending the
+ * same drain.
  * Writes a table to stdout and the figures to bench/results/latest.json. bench/README.md says how to read them.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,8 +47,8 @@ const INGEST_CONCURRENCY = 4;
 const CREATE_CONCURRENCY = 8;
 const FANOUT_CONCURRENCY = 2;
 // The flat-cost phase's rounds: few webhooks, many, few again (the idle ones deleted), many again (created again).
-// One pair on its own moved with the machine: ×0.80 and ×0.77 in two runs of 24 November, then ×0.92 and ×0.95 in
-// two rounds of one run later that day.
+// One pair on its own moved with the machine: ×0.80 and ×0.77 in two runs of 24 November; later that day, rounds of
+// one run went from ×0.66 to ×1.09 (bench/README.md has them).
 const FLAT_ROUNDS = 2;
 const PER_SECOND = '* * * * * *';
 const databases = option('db', 'both') === 'both' ? (['postgres', 'pglite'] as const) : ([option('db', 'both')] as ('postgres' | 'pglite')[]);
@@ -106,7 +107,7 @@ interface FlatRound {
 interface Figures {
   ingest: { events: number; seconds: number; eventsPerSecond: number; deliveriesPerSecond: number };
   drain: Drain;
-  /** The flat-cost phase: the drain with `webhooks` webhooks of which 10 busy, and its ratio to the same drain with 11 just before. */
+  /** The flat-cost phase: the drain with `webhooks` webhooks of which 10 busy, and its ratio to the same drain with 11, over FLAT_ROUNDS rounds. */
   manyWebhooks: {
     webhooks: number;
     busyWebhooks: number;
@@ -219,9 +220,9 @@ async function benchDatabase(kind: 'postgres' | 'pglite', receiver: Receiver, ce
     // Flat cost in the number of webhooks (the phases above keep 11 webhooks; the cleanup and the fan-out have
     // MAX_WEBHOOKS): the drain again with 11 webhooks, then with MAX_WEBHOOKS of which 10 are busy, one after the
     // other, from the same database state, FLAT_ROUNDS times; and a claim with nothing due, timed by the service,
-    // with each (the first round). Before
-    // the cleanup: on PGlite, the drain just after it ran at 0.6 of the first drain (2,042/s against 3,359/s),
-    // the embedded vacuum of its million deleted rows sharing the database's one thread.
+    // with each (the first round). Before the cleanup: on PGlite, the drain just after it ran at 0.6 of the first
+    // drain (2,042/s against 3,359/s), the embedded vacuum of its million deleted rows sharing the database's one
+    // thread.
     const floorUrl = dbEnv.DATABASE_URL; // PostgreSQL only: the harness cannot reach into the embedded database
     const flatDrain = async (label: string) => {
       phase(`${kind}: drain of ${PLAN.flatDeliveries} deliveries, ${webhookCount} webhooks${label === 'few' ? " (the flat-cost phase's baseline)" : ` of which ${WEBHOOKS} busy`}`);
@@ -385,9 +386,9 @@ async function roundTripFloor(url: string, times: number): Promise<number> {
 /**
  * Runs `drain` between two measurements of the ceiling (after its service started, before its schedule is set;
  * after it, once its last outcomes are written), and gives its ratio to the median of their rounds too. The run's
- * ceiling is measured once, at its start, and on this shared 2-core machine the ceiling moves within minutes: its
- * rounds went from 15,000 to 23,000/s within one measurement on 24 November, and run-start ceilings of that day
- * were 15,600, 21,000 and 23,200/s. The ceiling beside a drain moved with the machine as the drain did.
+ * ceiling is measured once, at its start, and on this shared 2-core machine the ceiling moves within minutes: on
+ * 24 November its rounds went from 11,700–13,000/s right before a drain to 26,200–26,800/s right after it, 30 s
+ * later, and run-start ceilings of that day ranged from 15,600 to 33,900/s.
  */
 async function besideCeiling<T extends { deliveriesPerSecond: number }>(receiver: Receiver, label: string, drain: () => Promise<T>): Promise<T & { ceilingBeside: CeilingBeside; ratioToCeilingBeside: number }> {
   phase(`${label}: the ceiling before the drain`);
@@ -522,7 +523,7 @@ try {
   const results: Record<string, Figures> = {};
   for (const kind of databases) results[kind] = await benchDatabase(kind, receiver, ceiling.deliveriesPerSecond);
   // The peers on the PostgreSQL server (graphile-worker needs one), after the service is stopped: the same
-  // receiver and N, compared with the same ceiling.
+  // receiver and N, compared with the same ceiling, and with the ceiling beside their drain.
   const peers: Record<string, PeerResult> = {};
   if (flag('peers')) {
     peers['graphile-worker'] = await besideCeiling(receiver, 'peers', () => runGraphileWorkerPeer({
