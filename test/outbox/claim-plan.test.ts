@@ -1,30 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIM_DUE_SQL, claimDueDeliveries, claimParameters, type ClaimRequest } from '../../src/outbox/claims.js';
 import { MAX_WEBHOOKS } from '../../src/limits.js';
+import { planNodes, visits, type PlanNode } from '../support/query-plan.js';
 import { openTestDatabase, type TestDatabase } from '../support/test-service.js';
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  Plans?: PlanNode[];
-}
-
-function nodes(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-}
-
-/** What the claim's plan did on one table or index: nodes, their loops and the rows they returned, summed. */
-function visits(plan: PlanNode[], match: (node: PlanNode) => boolean): { nodes: number; loops: number; rows: number } {
-  const hit = plan.filter(match);
-  return {
-    nodes: hit.length,
-    loops: hit.reduce((sum, n) => sum + n['Actual Loops'], 0),
-    rows: hit.reduce((sum, n) => sum + n['Actual Rows'] * n['Actual Loops'], 0),
-  };
-}
 
 // The claim's cost follows the webhooks with pending deliveries, never the number of webhooks: with MAX_WEBHOOKS
 // webhooks of which BUSY have deliveries, the real claim statement's plan (EXPLAIN ANALYZE, so what it did, not
@@ -54,9 +32,7 @@ describe('claim plan with many webhooks', () => {
 
   const explainClaim = async (claim: ClaimRequest): Promise<PlanNode[]> => {
     const { rows } = await t.db.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${CLAIM_DUE_SQL}`, claimParameters(claim));
-    const raw = rows[0]!['QUERY PLAN'];
-    const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }];
-    return nodes(plan[0].Plan);
+    return planNodes(rows[0]!['QUERY PLAN']);
   };
 
   const expectOnlyBusyVisited = (plan: PlanNode[]) => {
@@ -103,8 +79,7 @@ describe('claim plan with many webhooks', () => {
         await conn.query('ANALYZE webhook_deliveries');
         const explain = async () => {
           const { rows } = await conn.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE claim_plan_generic(${claimParameters(claimRequest).map(literal).join(', ')})`);
-          const raw = rows[0]!['QUERY PLAN'];
-          return nodes(((typeof raw === 'string' ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }])[0].Plan);
+          return planNodes(rows[0]!['QUERY PLAN']);
         };
         const claiming = await explain();
         const idle = await explain();

@@ -1,21 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECORD_ATTEMPTS_SQL, recordParameters, type AttemptRecord } from '../../src/outbox/claims.js';
 import { MAX_WEBHOOKS } from '../../src/limits.js';
+import { planNodes, visits, type PlanNode } from '../support/query-plan.js';
 import { openTestDatabase, type TestDatabase } from '../support/test-service.js';
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Operation?: string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  Plans?: PlanNode[];
-}
-
-function nodes(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-}
 
 /** A parameter as an SQL literal of its type (EXECUTE takes expressions, not bound parameters). */
 function literal(value: unknown, type: string): string {
@@ -84,8 +71,7 @@ describe('outcome write plan with many webhooks', () => {
         const { rows: counts } = await conn.query<{ generic: number; custom: number }>(
           `SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name = 'record_plan'`,
         );
-        const raw = rows[0]!['QUERY PLAN'];
-        return { plan: nodes(((typeof raw === 'string' ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }])[0].Plan), counts: counts[0] };
+        return { plan: planNodes(rows[0]!['QUERY PLAN']), counts: counts[0] };
       } finally {
         await conn.query('ROLLBACK');
         await conn.query('DEALLOCATE record_plan');
@@ -100,14 +86,16 @@ describe('outcome write plan with many webhooks', () => {
       expect(plan.filter((n) => n['Relation Name'] === table && n['Node Type'] !== 'ModifyTable').map((n) => n['Node Type'])).not.toContain('Seq Scan');
     }
     // The deliveries: one primary-key probe per outcome, each finding its row.
-    const deliveryProbes = plan.filter((n) => n['Index Name'] === 'webhook_deliveries_pkey');
-    expect(deliveryProbes.length).toBeGreaterThan(0);
-    expect(deliveryProbes.reduce((sum, n) => sum + n['Actual Loops'], 0)).toBe(OUTCOMES);
+    const deliveryProbes = visits(plan, (n) => n['Index Name'] === 'webhook_deliveries_pkey');
+    expect(deliveryProbes.nodes).toBeGreaterThan(0);
+    expect(deliveryProbes.loops).toBe(OUTCOMES);
+    expect(deliveryProbes.rows).toBe(OUTCOMES);
     // The webhooks: probed by key for the busy ones only (the failure streak, and the check for auto-disable).
-    const webhookProbes = plan.filter((n) => n['Relation Name'] === 'webhooks' && n['Node Type'] !== 'ModifyTable');
-    expect(webhookProbes.length).toBeGreaterThan(0);
-    expect(webhookProbes.every((n) => n['Index Name'] === 'webhooks_pkey')).toBe(true);
-    expect(webhookProbes.reduce((sum, n) => sum + n['Actual Loops'], 0)).toBeLessThanOrEqual(2 * BUSY);
+    const onWebhooks = (n: PlanNode) => n['Relation Name'] === 'webhooks' && n['Node Type'] !== 'ModifyTable';
+    expect(plan.filter(onWebhooks).every((n) => n['Index Name'] === 'webhooks_pkey')).toBe(true);
+    const webhookProbes = visits(plan, onWebhooks);
+    expect(webhookProbes.nodes).toBeGreaterThan(0);
+    expect(webhookProbes.loops).toBeLessThanOrEqual(2 * BUSY);
   };
 
   it('probes each delivery and each busy webhook by primary key with a custom plan', async () => {
