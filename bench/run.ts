@@ -18,7 +18,7 @@ import { buildService } from './lib/build.js';
 import { CEILING_ROUNDS, measureCeiling } from './lib/ceiling.js';
 import { CLAIM_HISTOGRAM, readHistogram } from './lib/metrics.js';
 import { runGraphileWorkerPeer, type PeerFigures } from './lib/peers/graphile-worker.js';
-import { percentile, phase, progress, round, sleep, waitUntil } from './lib/progress.js';
+import { median, percentile, phase, progress, round, sleep, waitUntil } from './lib/progress.js';
 import { Receiver } from './lib/receiver-client.js';
 import { ServiceProcess } from './lib/service.js';
 import { runTsx } from './lib/tsx.js';
@@ -398,9 +398,8 @@ async function besideCeiling<T extends { deliveriesPerSecond: number }>(receiver
   phase(`${label}: the ceiling after the drain`);
   const after = await measureCeiling(receiver.url, PLAN.ceilingRequests);
   const rounds = [...before.rounds, ...after.rounds];
-  const sorted = [...rounds].sort((a, b) => a - b);
-  const median = Math.round((sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2);
-  return { ...figures, ceilingBeside: { deliveriesPerSecond: median, rounds }, ratioToCeilingBeside: round(figures.deliveriesPerSecond / median, 3) };
+  const ceiling = median(rounds);
+  return { ...figures, ceilingBeside: { deliveriesPerSecond: ceiling, rounds }, ratioToCeilingBeside: round(figures.deliveriesPerSecond / ceiling, 3) };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { Pool } from 'undici';
 import { createSigningKey, signPayload } from '../../src/delivery/signer.js';
 import { renderNewCase } from '../../src/outbox/events.js';
+import { median } from './progress.js';
 
 /** Measured rounds after the warm-up; the ceiling is their median (an odd count, so one round is the middle). */
 export const CEILING_ROUNDS = 3;
@@ -52,5 +53,5 @@ export async function measureCeiling(receiverUrl: string, count: number, concurr
     rounds.push(Math.round(count / ((performance.now() - started) / 1000)));
   }
   await pool.close();
-  return { deliveriesPerSecond: [...rounds].sort((a, b) => a - b)[Math.floor(CEILING_ROUNDS / 2)]!, count, rounds };
+  return { deliveriesPerSecond: median(rounds), count, rounds };
 }

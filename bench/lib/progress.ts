@@ -33,3 +33,9 @@ export async function waitUntil(what: string, check: () => Promise<boolean | str
 export const round = (value: number, digits: number) => Number(value.toFixed(digits));
 
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+
+/** The median of `values` (the mean of the two middle ones for an even count), rounded to a whole number. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round((sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2);
+}
