@@ -16,6 +16,7 @@ import { MAX_DELIVERIES_PER_CALL, MAX_WEBHOOKS } from '../src/limits.js';
 import { AdminClient } from './lib/api.js';
 import { buildService } from './lib/build.js';
 import { CEILING_ROUNDS, measureCeiling } from './lib/ceiling.js';
+import { cpuBetween, sampleCpu, type CpuSample, type CpuUse } from './lib/cpu.js';
 import { CLAIM_HISTOGRAM, readHistogram } from './lib/metrics.js';
 import { runGraphileWorkerPeer, type PeerFigures } from './lib/peers/graphile-worker.js';
 import { median, percentile, phase, progress, round, sleep, waitUntil } from './lib/progress.js';
@@ -67,6 +68,8 @@ interface Drain {
   ratioToCeiling: number;
   peakRssMb: number;
   deliveryFrequency: string;
+  /** Cores used from the first receipt to the last, per process, and the machine's idle cores (see lib/cpu.ts). */
+  cpu: CpuUse;
   /** The ceiling measured right before and right after this drain (the main drains only: see besideCeiling). */
   ceilingBeside?: CeilingBeside;
   ratioToCeilingBeside?: number;
@@ -333,14 +336,19 @@ async function ingestBacklog(api: AdminClient, alertId: number, kind: string, de
 async function measureDrain(s: Session, receiver: Receiver, schedule: string, ceiling: number, label: string, deliveries = PLAN.drainDeliveries): Promise<Drain> {
   await receiver.reset();
   await s.api.settings({ deliveryFrequency: schedule });
+  // The CPU from the first receipt seen (the receiver is asked every 100 ms) to the last.
+  const sample = () => sampleCpu(s.service.child.pid!, receiver.child.pid!);
+  let firstSeen: CpuSample | undefined;
   await waitUntil(label, async () => {
     const stats = await receiver.stats();
+    if (stats.count > 0) firstSeen ??= sample();
     return stats.count >= deliveries || `${stats.count} / ${deliveries} delivered`;
   }, 30 * 60_000);
+  const cpu = cpuBetween(firstSeen!, sample());
   const drained = await receiver.stats();
   const seconds = (drained.lastAt - drained.firstAt) / 1000;
   const rate = Math.round(deliveries / seconds);
-  return { deliveries, seconds: round(seconds, 2), deliveriesPerSecond: rate, ratioToCeiling: round(rate / ceiling, 3), peakRssMb: s.service.peakRssMb(), deliveryFrequency: schedule };
+  return { deliveries, seconds: round(seconds, 2), deliveriesPerSecond: rate, ratioToCeiling: round(rate / ceiling, 3), peakRssMb: s.service.peakRssMb(), deliveryFrequency: schedule, cpu };
 }
 
 /**
@@ -579,6 +587,12 @@ function printTable(ceiling: { deliveriesPerSecond: number; rounds: number[] }, 
   add('ingest deliveries created/s', (f) => `${f.ingest.deliveriesPerSecond} (${ratio(f.ingest.deliveriesPerSecond)})`);
   add(`drain deliveries/s (${PLAN.drainDeliveries}, per second)`, (f) => `${f.drain.deliveriesPerSecond} (${ratio(f.drain.deliveriesPerSecond)}${beside(f.drain)})`);
   add('drain peak RSS (MB)', (f) => String(f.drain.peakRssMb));
+  // Whether the drain was bound by a core: the service's main thread near 1.0, or the machine without idle cores.
+  // PGlite runs inside the service (its thread is in the service's figure): no PostgreSQL server there.
+  add('drain CPU, cores: service (main thread), PostgreSQL, receiver, idle', (f) => {
+    const { service, serviceMainThread, postgres, receiver, machineIdle } = f.drain.cpu;
+    return `${service} (${serviceMainThread}), ${f === results.postgres ? postgres : '—'}, ${receiver}, ${machineIdle}`;
+  });
   for (const [name, peer] of Object.entries(peers)) {
     add(`${name} ${peer.version} drain deliveries/s`, (f) => (f === results.postgres ? `${peer.deliveriesPerSecond} (${ratio(peer.deliveriesPerSecond)}${beside(peer)})` : undefined));
     // Raw, and as the two ratios to the ceilings beside each drain (they ran minutes apart).

@@ -35,6 +35,7 @@ describe('benchmark harness', () => {
         ingest: ['eventsPerSecond', 'deliveriesPerSecond'],
         drain: ['deliveriesPerSecond', 'ratioToCeiling', 'peakRssMb', 'ratioToCeilingBeside'],
         'drain.ceilingBeside': ['deliveriesPerSecond'],
+        'drain.cpu': ['service', 'serviceMainThread', 'receiver'],
         latency: ['p50Ms', 'p99Ms'],
         cleanup: ['rows', 'seconds', 'deliveredDuring'],
         fanout: ['webhooks', 'deliveries', 'deliveriesPerSecond'],
@@ -54,6 +55,11 @@ describe('benchmark harness', () => {
       // The ceiling's rounds before and after the drain; the flat-cost phase's two rounds (few, many, few, many).
       expect(figures.drain.ceilingBeside.rounds).toHaveLength(2 * report.ceiling.rounds.length);
       expect(figures.manyWebhooks.rounds).toHaveLength(2);
+      // The drain's CPU: the main thread is one of the service's threads; a PostgreSQL server only where one ran it.
+      const { cpu } = figures.drain;
+      expect(cpu.serviceMainThread).toBeLessThanOrEqual(cpu.service);
+      expect(cpu.machineIdle).toBeGreaterThanOrEqual(0);
+      if (kind === 'postgres') expect(cpu.postgres).toBeGreaterThan(0);
       for (const round of figures.manyWebhooks.rounds) expect(round.fewPerSecond > 0 && round.manyPerSecond > 0 && round.ratio > 0).toBe(true);
       // A statement's floor after the same pause as the idle claims: on PostgreSQL only (the harness cannot reach into PGlite).
       for (const idle of [figures.manyWebhooks.idleClaimFew, figures.manyWebhooks.idleClaimMany]) {
