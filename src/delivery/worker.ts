@@ -39,6 +39,14 @@ export const DEFAULT_WORKER_OPTIONS: WorkerOptions = { concurrency: 64, perWebho
  *   98–102 µs → 91–94; drain 8,224–8,547/s → 8,553–9,450/s (HTTP ceiling 22,300–23,100/s). Four rounds under load
  *   (6–9) agreed: PostgreSQL 72–144 µs → 61–83. Claims of up to 32 a webhook in lanes of 64 on top (~128 rows a
  *   claim), under that load: PostgreSQL no cheaper (76–84 µs), drain no faster: not kept.
+ * - again on a quiet machine (24 November, fourth sitting: drains of 100,000, each by a fresh process, interleaved;
+ *   HTTP ceiling ~49,000/s): sampled every 5 ms, 64 attempts were in flight 89% of the time (mean 61), ~115 held,
+ *   a claim running 64–67% of the time, so the slots stay full and a slot is held 3.5 ms (the HTTP exchange 2.5).
+ *   Yet more slots do not help: concurrency 128 or 256 (lanes of 32) ran at 17,900–19,200/s against 17,500–19,500.
+ *   Claiming further ahead, CLAIM_AHEAD 8 with PER_WEBHOOK_AHEAD 4 (claims of ~160 rows, not ~100): 18,200 →
+ *   19,200/s over 5 rounds, 18,000 → 18,600 over 4 more (+3–5%), and PER_WEBHOOK_AHEAD 4 alone 17,600/s; not kept,
+ *   as the lease (see leaseMs) would double with CLAIM_AHEAD for that. Claiming once a quarter is free: 16,400–18,800/s
+ *   against 19,200–19,400, worse. The drain waits on round trips between the processes (bench/README.md).
  * Slow receivers: a drain lasts while anything it claimed is in flight, so every firing of the schedule makes it
  * claim again at once, for the webhooks with room. Waiting only for a lane to gain room, one receiver that never
  * answered held every other webhook's new deliveries until its attempts timed out (0.5 s of latency became 10 s),
