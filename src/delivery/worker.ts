@@ -1,6 +1,6 @@
 import { describeDbError } from '../db/db-errors.js';
 import type { SettingsStore } from '../config/settings-store.js';
-import type { Database } from '../db/database.js';
+import type { Database, DatabaseKind } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Keyring } from '../secrets/keyring.js';
@@ -43,25 +43,53 @@ export const DEFAULT_WORKER_OPTIONS: WorkerOptions = { concurrency: 64, perWebho
  *   HTTP ceiling ~49,000/s): sampled every 5 ms, 64 attempts were in flight 89% of the time (mean 61), ~115 held,
  *   a claim running 64–67% of the time, so the slots stay full and a slot is held 3.5 ms (the HTTP exchange 2.5).
  *   Yet more slots do not help: concurrency 128 or 256 (lanes of 32) ran at 17,900–19,200/s against 17,500–19,500.
- *   Claiming further ahead, CLAIM_AHEAD 8 with PER_WEBHOOK_AHEAD 4 (claims of ~160 rows, not ~100): 18,200 →
- *   19,200/s over 5 rounds, 18,000 → 18,600 over 4 more (+3–5%), and PER_WEBHOOK_AHEAD 4 alone 17,600/s; not kept,
- *   as the lease (see leaseMs) would double with CLAIM_AHEAD for that. Claiming once a quarter is free: 16,400–18,800/s
+ *   Claiming further ahead, 8 times the slots with lanes of 4 (see ClaimDepth; claims of ~160 rows, not ~100): 18,200
+ *   → 19,200/s over 5 rounds, 18,000 → 18,600 over 4 more (+3–5%), and lanes of 4 alone 17,600/s; not kept on
+ *   PostgreSQL, as the lease (see leaseMs) would double for that (PGlite gains more: CLAIM_DEPTH). Claims of 32 a
+ *   webhook on top: 19,900 and 17,900/s against 19,400 and 19,200. Claiming once a quarter is free: 16,400–18,800/s
  *   against 19,200–19,400, worse. The drain waits on round trips between the processes (bench/README.md).
  * Slow receivers: a drain lasts while anything it claimed is in flight, so every firing of the schedule makes it
  * claim again at once, for the webhooks with room. Waiting only for a lane to gain room, one receiver that never
  * answered held every other webhook's new deliveries until its attempts timed out (0.5 s of latency became 10 s),
  * and one that trickled its answer held them for hours. Each attempt has one total deadline (see the sender).
  */
-const CLAIM_AHEAD = 4; // claimed (in flight + waiting) up to this many times `concurrency`
 const MAX_CLAIM = 256;
 const MIN_CLAIM = 16;
 // A claim runs once this share of the claim capacity is free (and at least MIN_CLAIM): what is still held (half
 // the capacity, twice the slots) keeps the slots busy meanwhile, and fewer, larger claims cost PostgreSQL less.
 const CLAIM_WHEN_FREE = 0.5;
-// Claimed per webhook (in flight + waiting), as a multiple of its concurrency: bounds how long a claim can wait
-// for its turn. A claim takes at most `perWebhookConcurrency` of one webhook, and only for webhooks with that much
-// room, so nothing claimed is ever given back.
-const PER_WEBHOOK_AHEAD = 2;
+
+/** How far ahead a worker claims. */
+interface ClaimDepth {
+  /** Claimed (in flight + waiting) up to this many times `concurrency`. */
+  ahead: number;
+  /**
+   * Claimed per webhook (in flight + waiting), as a multiple of its concurrency (`perWebhookConcurrency`): bounds how
+   * long a claim can wait for its turn.
+   */
+  laneAhead: number;
+  /**
+   * At most this many times its concurrency of one webhook in a claim, and only for webhooks with that much room in
+   * their lane, so nothing claimed is ever given back.
+   */
+  perClaim: number;
+}
+
+/*
+ * By database. PostgreSQL: see the pipeline's measurements above. PGlite: every statement crosses to the embedded
+ * database's thread and waits its turn on its one session, behind the outcome batches (a claim was running 82% of
+ * a drain there), and that thread is the drain's limit: fewer, larger claims spend less of it. Measured on a quiet
+ * machine (24 November, fourth sitting, drains of 100,000 by fresh processes, interleaved): claims of ~100 rows
+ * (this PostgreSQL depth) 14,250–15,200/s over 6 rounds; lanes of 4 and claims of 32 a webhook (~130 rows)
+ * 14,300–16,200/s over 3; claiming 8 times the slots ahead on top (~190 rows, 530 claims instead of 980)
+ * 15,150–17,750/s over 6 rounds, 6–17% above the round's base in each; 8 ahead with claims of 16 a webhook
+ * 14,800–16,500/s. The lease (leaseMs) grows with `ahead`: a crashed embedded process's claims wait 95 s instead of
+ * 55 s (at the default 10 s time-out) before its restart sends them again.
+ */
+const CLAIM_DEPTH: Record<DatabaseKind, ClaimDepth> = {
+  postgres: { ahead: 4, laneAhead: 2, perClaim: 1 },
+  pglite: { ahead: 8, laneAhead: 4, perClaim: 2 },
+};
 const LEASE_MARGIN_MS = 5_000;
 // A drain checks the queue's statistics (analyzeQueueIfStale) once it has claimed this many deliveries (a full
 // claim's worth): a small drain has no backlog that could have outgrown them. It ran at the start of every drain
@@ -133,17 +161,26 @@ export class DeliveryWorker {
     this.#endpoints = new EndpointCache(db, keyring);
   }
 
+  get #depth(): ClaimDepth {
+    return CLAIM_DEPTH[this.db.kind];
+  }
+
   get #perWebhookLimit(): number {
-    return this.options.perWebhookConcurrency * PER_WEBHOOK_AHEAD;
+    return this.options.perWebhookConcurrency * this.#depth.laneAhead;
+  }
+
+  /** At most this many of one webhook in a claim, and a lane is claimed for only with this much room. */
+  get #perClaim(): number {
+    return this.options.perWebhookConcurrency * this.#depth.perClaim;
   }
 
   /**
-   * How long a claim is held: long enough for it to wait for a slot (at most CLAIM_AHEAD - 1 rounds of attempts are
+   * How long a claim is held: long enough for it to wait for a slot (at most `ahead` - 1 rounds of attempts are
    * ahead of it, each bounded by the time-out) and be attempted, so a live worker's claim never lapses.
    */
   get leaseMs(): number {
     if (this.options.leaseMs !== undefined) return this.options.leaseMs;
-    return this.settings.webhooks.requestTimeoutMs * (1 + CLAIM_AHEAD) + LEASE_MARGIN_MS;
+    return this.settings.webhooks.requestTimeoutMs * (1 + this.#depth.ahead) + LEASE_MARGIN_MS;
   }
 
   /**
@@ -221,12 +258,12 @@ export class DeliveryWorker {
   /** Claims and starts deliveries while any are due; returns with nothing in flight, unless claiming must stop. */
   async #claimWhileDue(): Promise<number> {
     let attempted = 0;
-    const capacity = this.options.concurrency * CLAIM_AHEAD;
+    const capacity = this.options.concurrency * this.#depth.ahead;
     const claimAtRoom = Math.min(Math.max(MIN_CLAIM, Math.ceil(capacity * CLAIM_WHEN_FREE)), capacity, MAX_CLAIM);
     let statisticsChecked = false;
     while (this.#mayClaim) {
       this.#claimAgain = false;
-      const perWebhook = this.options.perWebhookConcurrency;
+      const perWebhook = this.#perClaim;
       const room = Math.min(capacity - this.#claimedByMovingLanes(), MAX_CLAIM);
       if (room < claimAtRoom && this.#claimed > 0) {
         await this.#slotFreed();
@@ -383,7 +420,7 @@ export class DeliveryWorker {
       if (lane.running === 0 && lane.waiting.length === 0) {
         this.#lanes.delete(delivery.webhookId);
         this.#laneEpoch++;
-      } else if (this.#perWebhookLimit - lane.running - lane.waiting.length === this.options.perWebhookConcurrency) {
+      } else if (this.#perWebhookLimit - lane.running - lane.waiting.length === this.#perClaim) {
         this.#laneEpoch++; // this lane has just gained room for a claim
       }
       this.#pump();

@@ -123,8 +123,11 @@ describe('slow receivers never hold other webhooks (the real schedule)', () => {
   });
 
   it('still claims for a healthy webhook when black holes hold more claims than the process claims ahead', async () => {
-    // Nine black holes, each its own receiver with a lane of 16 in flight and 16 waiting: 288 claims, more than the
-    // 256 (4 × 64) the process claims ahead. Their claims must not keep the healthy webhook's from being made.
+    // Nine black holes, each its own receiver with a full lane of 16 in flight and the rest waiting. On PostgreSQL a
+    // lane holds 32: 288 claims, more than the 256 (4 × 64) the process claims ahead; on PGlite a lane holds 64:
+    // 576, more than its 512 (8 × 64; see CLAIM_DEPTH in worker.ts). Their claims must not keep the healthy
+    // webhook's from being made.
+    const { lane, ahead } = t.db.kind === 'pglite' ? { lane: 64, ahead: 512 } : { lane: 32, ahead: 256 };
     const holes: BlackHole[] = [];
     for (let i = 0; i < 9; i++) {
       const hole = await BlackHole.start();
@@ -135,10 +138,10 @@ describe('slow receivers never hold other webhooks (the real schedule)', () => {
     for (const hole of holes) await hook(hole.url, 'slow');
     await hook(healthy.url, 'fast');
 
-    await newCases('slow', 40);
+    await newCases('slow', lane + 8);
     await eventually(async () => {
       const { rows } = await t.db.query<{ claimed: number }>(`SELECT count(*)::int AS claimed FROM webhook_deliveries WHERE locked_until > now() AND status = 'pending'`);
-      return rows[0]!.claimed >= 256;
+      return rows[0]!.claimed >= ahead;
     }, 5000, "the black holes' lanes hold the process's claims");
     await newCases('fast', 3);
     await healthy.waitFor(3, 2500);

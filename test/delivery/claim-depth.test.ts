@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
+import { BlackHole } from '../support/receiver.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+
+const TIMEOUT_MS = 5000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/*
+ * How far ahead the worker claims, by database (CLAIM_DEPTH in src/delivery/worker.ts): on PostgreSQL a webhook's
+ * lane holds twice its concurrency of 16, and a claim is held for the time-out × 5 + 5 s; on PGlite, where fewer,
+ * larger claims spend less of the embedded database's one thread, four times, and the time-out × 9 + 5 s.
+ */
+describe('claim depth (the real schedule)', () => {
+  let t: TestService;
+  let hole: BlackHole;
+
+  beforeAll(async () => {
+    t = await startTestService({ env: { ROLE: 'all' } });
+    hole = await BlackHole.start();
+    await createSource(t.admin, 'deep');
+    const alert = await createAlert(t.admin, 'deep');
+    await createWebhook(t.admin, { url: hole.url, secret: 'claim-depth-secret', events: [{ eventType: 'newCase', sourceKey: 'deep' }] });
+    await reportMatches(t.admin, 'deep', alert.id, Array.from({ length: 100 }, (_, i) => ({ nodes: [`deep-${i}`] })));
+    const set = await t.admin.post('/api/config', {
+      path: 'webhooks',
+      configuration: { deliveryFrequency: '* * * * * *', requestTimeoutMs: TIMEOUT_MS, retryScheduleMs: [600_000] },
+    });
+    expect(set.status).toBe(204);
+  });
+  afterAll(async () => {
+    await hole?.close();
+    await t?.close();
+  });
+
+  it('holds a lane of 32 claims on PostgreSQL and 64 on PGlite for one stuck webhook, each leased for its wait', async () => {
+    const expected = t.db.kind === 'pglite' ? { lane: 64, leaseMs: TIMEOUT_MS * 9 + 5000 } : { lane: 32, leaseMs: TIMEOUT_MS * 5 + 5000 };
+    const claimed = async () => {
+      const { rows } = await t.db.query<{ claimed: number; leftMs: number }>(
+        `SELECT count(*)::int AS claimed, max(extract(epoch FROM locked_until - now()) * 1000)::float8 AS "leftMs"
+         FROM webhook_deliveries WHERE locked_until > now() AND status = 'pending'`,
+      );
+      return rows[0]!;
+    };
+    const until = Date.now() + 5000;
+    while (hole.open < 16 || (await claimed()).claimed < expected.lane) {
+      if (Date.now() > until) throw new Error(`the lane did not fill: ${hole.open} open, ${(await claimed()).claimed} claimed`);
+      await sleep(100);
+    }
+    // A few firings later the lane holds no more: 16 in flight (the webhook's concurrency), the rest waiting.
+    await sleep(2500);
+    const held = await claimed();
+    expect(held.claimed).toBe(expected.lane);
+    expect(hole.open).toBe(16);
+    expect(held.leftMs).toBeLessThanOrEqual(expected.leaseMs);
+    expect(held.leftMs).toBeGreaterThan(expected.leaseMs - 5000);
+  });
+});
