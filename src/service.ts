@@ -10,6 +10,7 @@ import { schedulesProblem } from './delivery/schedule-health.js';
 import type { Logger } from './logger.js';
 import { Metrics } from './metrics/metrics.js';
 import { readBacklog } from './outbox/backlog.js';
+import { releaseOrphanedClaims } from './outbox/claims.js';
 import { onEventsRecorded } from './outbox/enqueue.js';
 import { loadKeyring, type Keyring } from './secrets/keyring.js';
 import { requireSealingKeys, sealPlainSecrets } from './webhooks/secret-sealing.js';
@@ -77,6 +78,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       );
     } else if (admin.created) {
       logger.info({ email: config.adminEmail }, 'created the first admin with ADMIN_PASSWORD');
+    }
+
+    // The embedded database serves one process at a time (its data directory's lock): a claim found in it at start
+    // is a previous process's that ended without giving it back (killed). Its deliveries go out now, not at the end
+    // of its lease (95 s at the default time-out there, see CLAIM_DEPTH in delivery/worker.ts).
+    if (db.kind === 'pglite') {
+      const released = await releaseOrphanedClaims(db);
+      if (released) logger.info({ deliveries: released }, 'claims left by a previous process released: those deliveries are due again');
     }
 
     const settings = await SettingsStore.open(db, logger);

@@ -236,6 +236,16 @@ export async function releaseClaims(db: Queryable, claims: readonly Pick<Claimed
 }
 
 /**
+ * Lets go of every claim still leased, its deliveries due at once with their attempt counted (it may have gone out:
+ * at least once, as when a lease ends). Only where no live process can hold a claim: the embedded database at its
+ * start, which one process holds at a time. Answers how many were released.
+ */
+export async function releaseOrphanedClaims(db: Queryable): Promise<number> {
+  const { rowCount } = await db.query(`UPDATE webhook_deliveries SET locked_until = NULL WHERE status = 'pending' AND locked_until > now()`);
+  return rowCount;
+}
+
+/**
  * Makes a delivery pending again and due now, its retry schedule started afresh and its attempt log kept.
  * The new lease token fences off an attempt of it still in flight.
  */
