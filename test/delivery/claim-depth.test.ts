@@ -3,7 +3,8 @@ import { createAlert, createSource, createWebhook, reportMatches } from '../supp
 import { BlackHole } from '../support/receiver.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
-const TIMEOUT_MS = 5000;
+// Longer than the test: no attempt to the black hole times out (and leaves its lane) while the lane is counted.
+const TIMEOUT_MS = 30_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -54,6 +55,7 @@ describe('claim depth (the real schedule)', () => {
     expect(held.claimed).toBe(expected.lane);
     expect(hole.open).toBe(16);
     expect(held.leftMs).toBeLessThanOrEqual(expected.leaseMs);
-    expect(held.leftMs).toBeGreaterThan(expected.leaseMs - 5000);
+    // Taken a few seconds ago: 155 s on PostgreSQL, 275 s on PGlite at this time-out.
+    expect(held.leftMs).toBeGreaterThan(expected.leaseMs - 10_000);
   });
 });
