@@ -47,7 +47,9 @@ export const DEFAULT_WORKER_OPTIONS: WorkerOptions = { concurrency: 64, perWebho
  *   → 19,200/s over 5 rounds, 18,000 → 18,600 over 4 more (+3–5%), and lanes of 4 alone 17,600/s; not kept on
  *   PostgreSQL, as the lease (see leaseMs) would double for that (PGlite gains more: CLAIM_DEPTH). Claims of 32 a
  *   webhook on top: 19,900 and 17,900/s against 19,400 and 19,200. Claiming once a quarter is free: 16,400–18,800/s
- *   against 19,200–19,400, worse. The drain waits on round trips between the processes (bench/README.md).
+ *   against 19,200–19,400, worse. Starting attempts only in groups of 8 or 16 (so the receiver gets its requests in
+ *   bursts): 18,900–19,700/s and 18,000–19,600/s against 18,500–20,000, no change. The drain waits on round trips
+ *   between the processes (bench/README.md).
  * Slow receivers: a drain lasts while anything it claimed is in flight, so every firing of the schedule makes it
  * claim again at once, for the webhooks with room. Waiting only for a lane to gain room, one receiver that never
  * answered held every other webhook's new deliveries until its attempts timed out (0.5 s of latency became 10 s),
