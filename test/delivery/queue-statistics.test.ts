@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { TestReceiver } from '../support/receiver.js';
-import { openTestDatabase, startTestService, type TestService } from '../support/test-service.js';
+import { openTestDatabase, startTestService, type TestDatabase, type TestService } from '../support/test-service.js';
 
 // The statistics check's own statement (analyzeQueueIfStale): the only one that reads pg_class.reltuples.
 const STATISTICS_CHECK = /reltuples/;
@@ -21,11 +21,12 @@ function noting(db: Database, texts: string[]): Database {
 
 describe('when a drain checks the queue statistics', () => {
   let t: TestService;
+  let testDb: TestDatabase;
   let receiver: TestReceiver;
   let alertId: number;
   const statements: string[] = [];
   beforeAll(async () => {
-    const testDb = await openTestDatabase();
+    testDb = await openTestDatabase();
     t = await startTestService({ testDb: { ...testDb, db: noting(testDb.db, statements) } });
     receiver = await TestReceiver.start();
     await createSource(t.admin, 'src');
@@ -35,6 +36,8 @@ describe('when a drain checks the queue statistics', () => {
   afterAll(async () => {
     await receiver?.close();
     await t?.close();
+    // A database handed to startTestService is the caller's to dispose (on PostgreSQL it was left behind).
+    await testDb?.dispose();
   });
 
   it('a small drain does not check them: under immediate, every burst of events is a drain of its own', async () => {
