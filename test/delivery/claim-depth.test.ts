@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
+import { waitUntil } from '../support/processes.js';
 import { BlackHole } from '../support/receiver.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
@@ -44,11 +45,7 @@ describe('claim depth (the real schedule)', () => {
       );
       return rows[0]!;
     };
-    const until = Date.now() + 5000;
-    while (hole.open < 16 || (await claimed()).claimed < expected.lane) {
-      if (Date.now() > until) throw new Error(`the lane did not fill: ${hole.open} open, ${(await claimed()).claimed} claimed`);
-      await sleep(100);
-    }
+    await waitUntil(async () => hole.open >= 16 && (await claimed()).claimed >= expected.lane, `the lane holds ${expected.lane} claims, 16 in flight`, 5000);
     // A few firings later the lane holds no more: 16 in flight (the webhook's concurrency), the rest waiting.
     await sleep(2500);
     const held = await claimed();
