@@ -25,14 +25,8 @@ export interface CpuSample {
   machineIdle: number;
 }
 
-/** Cores used on average between two samples. */
-export interface CpuUse {
-  service: number;
-  serviceMainThread: number;
-  postgres: number;
-  receiver: number;
-  machineIdle: number;
-}
+/** Cores used on average between two samples: the same parts, as CPU seconds per second. */
+export type CpuUse = Omit<CpuSample, 'at'>;
 
 /** The CPU seconds (user + system) of a process or thread, from its `stat` file; 0 if it is gone or unreadable. */
 function cpuSeconds(statPath: string): number {
@@ -81,6 +75,6 @@ export function sampleCpu(servicePid: number, receiverPid: number): CpuSample {
 
 export function cpuBetween(from: CpuSample, to: CpuSample): CpuUse {
   const seconds = (to.at - from.at) / 1000;
-  const cores = (key: Exclude<keyof CpuSample, 'at'>) => Math.round(((to[key] - from[key]) / seconds) * 100) / 100;
+  const cores = (key: keyof CpuUse) => Math.round(((to[key] - from[key]) / seconds) * 100) / 100;
   return { service: cores('service'), serviceMainThread: cores('serviceMainThread'), postgres: cores('postgres'), receiver: cores('receiver'), machineIdle: cores('machineIdle') };
 }
