@@ -1,10 +1,11 @@
 import { StringDecoder } from 'node:string_decoder';
 import { rootCertificates } from 'node:tls';
-import { Pool, type Dispatcher } from 'undici';
+import { Pool } from 'undici';
 import { guardedConnector, type AddressResolver } from '../network/guarded-connector.js';
 import { RECEIVER_BLOCKED } from '../network/receiver-blocked.js';
 import { DEFAULT_RECEIVER_POLICY, type ReceiverPolicy } from '../network/receiver-policy.js';
 import { VERSION } from '../version.js';
+import { Exchange } from './exchange.js';
 import { MAX_RETRY_AFTER_MS } from './retry-policy.js';
 
 /** One HTTP attempt of a delivery. `headers` are added to Content-Type and User-Agent (normally the signature headers). */
@@ -54,16 +55,12 @@ export interface DeliverySenderOptions {
 
 const DEFAULT_CONNECTIONS_PER_ORIGIN = 64;
 const DEFAULT_MAX_RESPONSE_BYTES = 4096;
-/**
- * After the kept head of a response body, up to this many more bytes are read and thrown away so the
- * connection can be reused; a longer (or endless) body is cut off by closing the connection instead.
- */
-const DRAIN_LIMIT_BYTES = 64 * 1024;
 /** What setTimeout can wait. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
 /**
  * How often the attempts in flight are checked against their deadlines: a deadline fires up to this late. One
- * sweep for all attempts, rather than a timer each (see AttemptDeadline).
+ * sweep for all attempts, rather than a timer each: an AbortController with a timer per attempt cost about 5% of the
+ * worker's CPU (measured earlier).
  */
 const DEADLINE_SWEEP_MS = 50;
 
@@ -91,7 +88,7 @@ export class DeliverySender {
   readonly #pools = new Map<string, Pool>();
   readonly #urls = new Map<string, ParsedUrl>();
   /** The deadlines of the attempts in flight, checked by one sweep while there are any. */
-  readonly #deadlines = new Set<AttemptDeadline>();
+  readonly #deadlines = new Set<Exchange>();
   #sweep: NodeJS.Timeout | undefined;
   #closed = false;
 
@@ -125,42 +122,38 @@ export class DeliverySender {
 
     // One total deadline, from the start of the attempt to the last byte read: a receiver trickling its answer (1 byte
     // every 200 ms) kept an attempt open for hours when only undici's own time-outs bounded it, since they bound each
-    // gap between bytes. Those stay, as a second line; the deadline cuts the attempt wherever it is.
-    const deadline = new AttemptDeadline(performance.now() + timeoutMs);
-    this.#watch(deadline);
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await this.#pool(url.origin, timeoutMs).request({
+    // gap between bytes. Those stay, as a second line; the deadline cuts the attempt wherever it is (see Exchange).
+    const exchange = new Exchange(performance.now() + timeoutMs, this.#maxResponseBytes);
+    this.#watch(exchange);
+    // dispatch never throws: a failure, even a closed pool's, reaches the exchange.
+    this.#pool(url.origin, timeoutMs).dispatch(
+      {
         method: 'POST',
         path: url.path,
         headers: { ...req.headers, 'content-type': 'application/json', 'user-agent': this.#userAgent },
         body: req.body,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-        signal: deadline,
-      });
-    } catch (err) {
-      this.#deadlines.delete(deadline);
-      if (deadline.aborted) return { ok: false, error: timedOut(timeoutMs), durationMs: elapsed() };
-      const error = describeFailure(err, url.hostname, timeoutMs);
+      },
+      exchange,
+    );
+    const end = await exchange.end;
+    this.#deadlines.delete(exchange);
+    if (!end.answered) {
+      const failed = (error: string): AttemptOutcome => {
+        const outcome: AttemptOutcome = { ok: false, error, durationMs: elapsed() };
+        if (end.statusCode !== undefined) outcome.responseStatus = end.statusCode;
+        return outcome;
+      };
+      if (exchange.expired) return failed(timedOut(timeoutMs));
       // A refusal by the receiver policy is a failed attempt like any other (retried: the policy, or the receiver's
       // DNS, may change meanwhile); it is marked for the metrics to count (see AttemptOutcome.blocked).
-      return isBlocked(err) ? { ok: false, error, blocked: true, durationMs: elapsed() } : { ok: false, error, durationMs: elapsed() };
+      const outcome = failed(describeFailure(end.error, url.hostname, timeoutMs));
+      if (end.statusCode === undefined && isBlocked(end.error)) outcome.blocked = true;
+      return outcome;
     }
 
-    const { statusCode, headers: responseHeaders, body } = response;
-
-    // Reading stops at the deadline, including the drain of the rest of the body after the bytes kept (the deadline
-    // destroys the body: its connection closes, and what was kept stands).
-    let read: { head: Buffer; whole: boolean };
-    try {
-      read = await readBody(body, this.#maxResponseBytes, contentLength(responseHeaders['content-length']));
-    } catch (err) {
-      return { ok: false, responseStatus: statusCode, error: deadline.aborted ? timedOut(timeoutMs) : describeFailure(err, url.hostname, timeoutMs), durationMs: elapsed() };
-    } finally {
-      this.#deadlines.delete(deadline);
-    }
-
+    const { statusCode, headers: responseHeaders, head, whole } = end;
     const outcome: AttemptOutcome = { ok: statusCode >= 200 && statusCode < 300, responseStatus: statusCode, durationMs: 0 };
     if (!outcome.ok) {
       outcome.error =
@@ -168,16 +161,16 @@ export class DeliverySender {
           ? `receiver answered ${statusCode} (redirects are not followed)`
           : `receiver answered ${statusCode}`;
     }
-    if (read.head.length > 0) {
+    if (head.length > 0) {
       // A cut-off body may end inside a multi-byte character: leave that partial character out.
-      outcome.responseBody = read.whole ? read.head.toString('utf8') : new StringDecoder('utf8').write(read.head);
+      outcome.responseBody = whole ? head.toString('utf8') : new StringDecoder('utf8').write(head);
     }
     if (statusCode === 429 || statusCode === 503) {
       const retryAfterMs = parseRetryAfter(responseHeaders['retry-after']);
       if (retryAfterMs !== undefined) outcome.retryAfterMs = retryAfterMs;
     }
     outcome.durationMs = elapsed();
-    if (body.readableEnded) {
+    if (end.ended) {
       // undici hands a kept-alive connection back to its pool one event-loop turn after the response
       // ends (setImmediate in client-h1): wait for it, so a send right after this one reuses it.
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -195,8 +188,8 @@ export class DeliverySender {
   }
 
   /** Puts an attempt's deadline under the sweep, starting the sweep if it is not running. */
-  #watch(deadline: AttemptDeadline): void {
-    this.#deadlines.add(deadline);
+  #watch(exchange: Exchange): void {
+    this.#deadlines.add(exchange);
     this.#sweep ??= setInterval(() => this.#expireDue(), DEADLINE_SWEEP_MS).unref();
   }
 
@@ -271,44 +264,6 @@ export class DeliverySender {
   }
 }
 
-/**
- * The deadline of one attempt, in the EventEmitter shape undici takes as a request's `signal`: when the sender's
- * sweep expires it, undici aborts the request, before the answer (the request fails) or while its body is read (the
- * body is destroyed). Measured earlier, an AbortController with a timer per attempt cost about 5% of the worker's CPU
- * (the AbortSignal, its event target and listeners); this is one plain object and a Set entry, and undici registers
- * exactly one listener on it.
- */
-class AttemptDeadline {
-  aborted = false;
-  reason: Error | undefined;
-  #listener: (() => void) | undefined;
-
-  /** `at`: performance.now() time. */
-  constructor(readonly at: number) {}
-
-  on(_event: 'abort', listener: () => void): this {
-    this.#listener = listener;
-    return this;
-  }
-
-  once(event: 'abort', listener: () => void): this {
-    return this.on(event, listener);
-  }
-
-  removeListener(_event: 'abort', listener: () => void): this {
-    if (this.#listener === listener) this.#listener = undefined;
-    return this;
-  }
-
-  expire(): void {
-    this.aborted = true;
-    this.reason = new Error('attempt deadline passed');
-    const listener = this.#listener;
-    this.#listener = undefined;
-    listener?.();
-  }
-}
-
 function timedOut(timeoutMs: number): string {
   return `timed out after ${timeoutMs} ms`;
 }
@@ -323,59 +278,6 @@ function positiveInteger(value: number | undefined, fallback: number, name: stri
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
   return value;
-}
-
-function contentLength(value: string | string[] | undefined): number | undefined {
-  if (typeof value !== 'string' || !/^\d+$/.test(value)) return undefined;
-  return Number(value);
-}
-
-/**
- * Reads a response body, keeping its first `max` bytes. The rest is read and dropped when it is short
- * (up to DRAIN_LIMIT_BYTES more, or until the attempt's deadline), so the connection goes back to the pool; a
- * longer body is not read: destroying it closes its connection. Resolves once the body is finished
- * with either way (`whole` says whether nothing was cut off); rejects when it fails before `max` bytes.
- */
-function readBody(body: Dispatcher.ResponseData['body'], max: number, length: number | undefined): Promise<{ head: Buffer; whole: boolean }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    let seen = 0;
-    let settled = false;
-    const settle = (whole: boolean): void => {
-      if (settled) return;
-      settled = true;
-      resolve({ head: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, kept), whole });
-    };
-    const fail = (err: unknown): void => {
-      if (kept >= max) {
-        settle(false); // we have all we keep; a failure while draining the rest changes nothing
-      } else if (!settled) {
-        settled = true;
-        reject(err);
-      }
-    };
-
-    body.on('data', (chunk: Buffer) => {
-      seen += chunk.length;
-      if (kept < max) {
-        const take = Math.min(max - kept, chunk.length);
-        chunks.push(take === chunk.length ? chunk : chunk.subarray(0, take));
-        kept += take;
-      }
-      if (kept >= max && (length ?? seen) - max > DRAIN_LIMIT_BYTES) {
-        settle(false);
-        body.destroy();
-      }
-    });
-    body.on('end', () => settle(seen === kept));
-    body.on('error', fail);
-    // 'close' follows 'end' on every answer: build the error only when it is one (an Error's stack trace, built for
-    // nothing on each delivery, was 5.8% of the service's CPU in the drain profile).
-    body.on('close', () => {
-      if (!settled) fail(new Error('response body closed early'));
-    });
-  });
 }
 
 /** `Retry-After` as delay-seconds or an HTTP-date, in ms from now (0 if already past), at most 24 h. */

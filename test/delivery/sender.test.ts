@@ -207,6 +207,34 @@ describe('DeliverySender', () => {
     await closed; // the connection was cut, not left draining (else this test times out)
   });
 
+  it('takes the answer after an informational one (103 Early Hints, then 201)', async () => {
+    const server = await startServer((_req, res) => {
+      res.writeEarlyHints({ link: '</style.css>; rel=preload' });
+      res.writeHead(201, { 'content-type': 'text/plain' }).end('created');
+    });
+    const outcome = await newSender().send(request(server.url));
+    expect(outcome).toMatchObject({ ok: true, responseStatus: 201, responseBody: 'created' });
+  });
+
+  it('fails with the status when the connection closes before the body ends, and sends again on a new one', async () => {
+    let first = true;
+    const server = await startServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
+      if (first) {
+        first = false;
+        res.write('partial', () => req.socket.destroy());
+      } else {
+        res.end('x'.repeat(100));
+      }
+    });
+    const sender = newSender();
+    const outcome = await sender.send(request(server.url));
+    expect(outcome).toMatchObject({ ok: false, responseStatus: 200, error: 'connection reset' });
+    const again = await sender.send(request(server.url));
+    expect(again).toMatchObject({ ok: true, responseStatus: 200, responseBody: 'x'.repeat(100) });
+    expect(server.connections()).toBe(2);
+  });
+
   it('reports a refused connection', async () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
