@@ -587,11 +587,12 @@ function printTable(ceiling: { deliveriesPerSecond: number; rounds: number[] }, 
   add('ingest deliveries created/s', (f) => `${f.ingest.deliveriesPerSecond} (${ratio(f.ingest.deliveriesPerSecond)})`);
   add(`drain deliveries/s (${PLAN.drainDeliveries}, per second)`, (f) => `${f.drain.deliveriesPerSecond} (${ratio(f.drain.deliveriesPerSecond)}${beside(f.drain)})`);
   add('drain peak RSS (MB)', (f) => String(f.drain.peakRssMb));
-  // Whether the drain was bound by a core: the service's main thread near 1.0, or the machine without idle cores.
-  // PGlite runs inside the service (its thread is in the service's figure): no PostgreSQL server there.
-  add('drain CPU, cores: service (main thread), PostgreSQL, receiver, idle', (f) => {
-    const { service, serviceMainThread, postgres, receiver, machineIdle } = f.drain.cpu;
-    return `${service} (${serviceMainThread}), ${f === results.postgres ? postgres : '—'}, ${receiver}, ${machineIdle}`;
+  // Whether the drain was bound by a core: the service's main thread near 1.0 (busy, or ready and waiting for a core),
+  // or the machine without idle cores. PGlite runs inside the service (its thread is in the service's figure): no
+  // PostgreSQL server there.
+  add('drain CPU, cores: service (main thread + waiting for a core), PostgreSQL, receiver (+ waiting), idle', (f) => {
+    const { service, serviceMainThread, serviceMainThreadWaiting, postgres, receiver, receiverWaiting, machineIdle } = f.drain.cpu;
+    return `${service} (${serviceMainThread} + ${serviceMainThreadWaiting}), ${f === results.postgres ? postgres : '—'}, ${receiver} (+ ${receiverWaiting}), ${machineIdle}`;
   });
   for (const [name, peer] of Object.entries(peers)) {
     add(`${name} ${peer.version} drain deliveries/s`, (f) => (f === results.postgres ? `${peer.deliveriesPerSecond} (${ratio(peer.deliveriesPerSecond)}${beside(peer)})` : undefined));

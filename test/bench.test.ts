@@ -59,6 +59,8 @@ describe('benchmark harness', () => {
       const { cpu } = figures.drain;
       expect(cpu.serviceMainThread).toBeLessThanOrEqual(cpu.service);
       expect(cpu.machineIdle).toBeGreaterThanOrEqual(0);
+      // The scheduler's count of waits for a core (Linux's schedstat): present, and no more than the drain's length.
+      for (const waiting of [cpu.serviceMainThreadWaiting, cpu.receiverWaiting]) expect(waiting >= 0 && waiting <= 1).toBe(true);
       if (kind === 'postgres') expect(cpu.postgres).toBeGreaterThan(0);
       for (const round of figures.manyWebhooks.rounds) expect(round.fewPerSecond > 0 && round.manyPerSecond > 0 && round.ratio > 0).toBe(true);
       // A statement's floor after the same pause as the idle claims: on PostgreSQL only (the harness cannot reach into PGlite).

@@ -6,6 +6,12 @@ import { readdirSync, readFileSync } from 'node:fs';
  * 24 November (PostgreSQL, 100,000 deliveries at 18,000/s): the service's main thread 0.69 of a core, PostgreSQL
  * 0.5, the receiver 0.3 and the machine idle 0.4 of its 2 cores; the ceiling's own client, by contrast, held its
  * one thread at 1.0. So that drain waited on round trips, not on a core.
+ *
+ * Busy time alone does not tell whether a thread had a core whenever it could run: with the service, the database
+ * and the receiver on two cores, a thread ready to run may wait for one. The scheduler counts that wait
+ * (`schedstat`), so the main thread's busy time plus its wait says how much of the drain it was runnable. Read on
+ * 24 November (a slower day, PostgreSQL, 100,000 deliveries): the main thread busy 0.74–0.83 and waiting for a core
+ * 0.15–0.20, so runnable 0.95–0.98 of the drain: the service's JavaScript was the limit, sharing the cores.
  */
 
 // /proc reports CPU times in USER_HZ clock ticks, which Linux fixes at 100 a second for user space on every platform.
@@ -18,9 +24,13 @@ export interface CpuSample {
   service: number;
   /** The service's main thread: its JavaScript, where each delivery is signed and sent. */
   serviceMainThread: number;
+  /** The time the main thread was ready to run but waited for a core (0 where the kernel does not say). */
+  serviceMainThreadWaiting: number;
   /** Every local `postgres` process (none for PGlite, or for a PostgreSQL on another host). */
   postgres: number;
   receiver: number;
+  /** The time the receiver's thread was ready to run but waited for a core. */
+  receiverWaiting: number;
   /** The machine's idle (and I/O wait) time, summed over its cores. */
   machineIdle: number;
 }
@@ -39,6 +49,15 @@ function cpuSeconds(statPath: string): number {
   // The command name, in parentheses, may hold spaces: the fields are counted from after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** The seconds a thread (a process's main thread) has waited for a core, ready to run: `schedstat`'s second field. */
+function waitingSeconds(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9 || 0;
+  } catch {
+    return 0;
+  }
 }
 
 /** The CPU seconds of every process named `postgres` (the server and its backends, which a drain's claims run in). */
@@ -67,8 +86,10 @@ export function sampleCpu(servicePid: number, receiverPid: number): CpuSample {
     at: performance.now(),
     service: cpuSeconds(`/proc/${servicePid}/stat`),
     serviceMainThread: cpuSeconds(`/proc/${servicePid}/task/${servicePid}/stat`),
+    serviceMainThreadWaiting: waitingSeconds(servicePid),
     postgres: postgresSeconds(),
     receiver: cpuSeconds(`/proc/${receiverPid}/stat`),
+    receiverWaiting: waitingSeconds(receiverPid),
     machineIdle: machineIdleSeconds(),
   };
 }
@@ -76,5 +97,13 @@ export function sampleCpu(servicePid: number, receiverPid: number): CpuSample {
 export function cpuBetween(from: CpuSample, to: CpuSample): CpuUse {
   const seconds = (to.at - from.at) / 1000;
   const cores = (key: keyof CpuUse) => Math.round(((to[key] - from[key]) / seconds) * 100) / 100;
-  return { service: cores('service'), serviceMainThread: cores('serviceMainThread'), postgres: cores('postgres'), receiver: cores('receiver'), machineIdle: cores('machineIdle') };
+  return {
+    service: cores('service'),
+    serviceMainThread: cores('serviceMainThread'),
+    serviceMainThreadWaiting: cores('serviceMainThreadWaiting'),
+    postgres: cores('postgres'),
+    receiver: cores('receiver'),
+    receiverWaiting: cores('receiverWaiting'),
+    machineIdle: cores('machineIdle'),
+  };
 }
