@@ -10,8 +10,8 @@ import { readdirSync, readFileSync } from 'node:fs';
  * Busy time alone does not tell whether a thread had a core whenever it could run: with the service, the database
  * and the receiver on two cores, a thread ready to run may wait for one. The scheduler counts that wait
  * (`schedstat`), so the main thread's busy time plus its wait says how much of the drain it was runnable. Read on
- * 24 November (a slower day, PostgreSQL, 100,000 deliveries): the main thread busy 0.74–0.83 and waiting for a core
- * 0.15–0.20, so runnable 0.95–0.98 of the drain: the service's JavaScript was the limit, sharing the cores.
+ * 24 November (a slower day, PostgreSQL, 100,000 deliveries): the main thread busy 0.71–0.83 and waiting for a core
+ * 0.15–0.23, so runnable 0.93–0.98 of the drain: the service's JavaScript was the limit, sharing the cores.
  */
 
 // /proc reports CPU times in USER_HZ clock ticks, which Linux fixes at 100 a second for user space on every platform.
