@@ -13,6 +13,7 @@ import { consoleRoutes } from './console/console.routes.js';
 import type { Database } from './db/database.js';
 import { deliveryRoutes } from './delivery/delivery.routes.js';
 import type { DeliveryWorker } from './delivery/worker.js';
+import { limitConnectionsPerAddress, requestDeadlineOptions } from './http/connection-limits.js';
 import { answerClientError, answerFrameworkError, MAX_PATH_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
 import { healthRoutes, type HealthOptions } from './http/health.routes.js';
 import { openapiOptions } from './openapi.js';
@@ -46,6 +47,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
+    // Slow clients: a deadline for each request, and a cap on connections per address (src/http/connection-limits.ts).
+    ...requestDeadlineOptions(config),
     schemaErrorFormatter,
     trustProxy: config.trustProxy,
     // Path parameters are checked by the route schemas, which name the parameter; the router's own length limit
@@ -54,6 +57,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
   });
+  limitConnectionsPerAddress(app.server, config.maxConnectionsPerAddress);
   app.setValidatorCompiler(validatorCompiler);
   registerJsonBodies(app);
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
+import { refuseLargeAnonymousBody } from '../http/validation.js';
 import { findApiKeyApplication } from './applications.js';
 import { bindPrincipalToLog, isAdmin, type Principal } from './principal.js';
 import { findSessionUserId, SESSION_COOKIE } from './sessions.js';
@@ -85,6 +86,8 @@ export function registerAuthentication(app: FastifyInstance, db: Database): void
     // path tell an anonymous caller whether it exists.
     if (access === 'admin' || isAdminPath(decodedPath(request))) requireAdmin(request);
     else if (access === 'user') requireUser(request);
+    // Who may send a large body is known now, before it is read (src/http/validation.ts).
+    refuseLargeAnonymousBody(request);
   });
 }
 
