@@ -83,6 +83,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(consoleRoutes);
   if (deps.metrics) await app.register(metricsRoutes, { metrics: deps.metrics, token: config.metricsToken });
 
-  app.get('/api/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());
+  app.get('/api/openapi.json', { schema: { hide: true }, config: { access: 'public', sessionless: true } }, async () => app.swagger());
   return app;
 }

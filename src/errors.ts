@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   too_many_requests: 429,
   bug: 500,
+  database_unavailable: 503,
 } as const;
 
 export type ErrorKey = keyof typeof ERROR_STATUS;

@@ -25,6 +25,11 @@ export interface DeclaredRoute {
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess;
+    /**
+     * A public route that never asks who calls (health checks, static files): no session or key is looked up, so
+     * it answers whatever the session store's state (a cookie sent to /health with the database away is no 500).
+     */
+    sessionless?: boolean;
   }
   interface FastifyInstance {
     /** Every route registered so far, with its declared access. */
@@ -77,6 +82,7 @@ export function registerAuthentication(app: FastifyInstance, db: Database): void
   });
 
   app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.sessionless && request.routeOptions.config.access === 'public') return;
     request.principal = await resolvePrincipal(db, request);
     bindPrincipalToLog(request);
     // No declared access means no route matched (the not-found handler): its answer depends on the path alone.

@@ -1,6 +1,7 @@
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { describeDbError, isDatabaseUnavailable } from '../db/db-errors.js';
 import { AppError } from '../errors.js';
 
 /**
@@ -9,7 +10,24 @@ import { AppError } from '../errors.js';
  * 500 `bug` whose details go to the log with the request id, never to the caller.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
+  // A database outage is told once in the log, not once per call: a stack per call filled the log (232 lines in
+  // 60 s) with nothing new. It is over once a call that needs the database (every signed-in call looks up its
+  // session or key) answers without error.
+  let databaseDown = false;
+  app.addHook('onResponse', async (request, reply) => {
+    if (databaseDown && reply.statusCode < 400 && request.routeOptions.config.access !== undefined && request.routeOptions.config.access !== 'public') {
+      databaseDown = false;
+      request.log.info('the database answers again');
+    }
+  });
+
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    if (isDatabaseUnavailable(error)) {
+      if (!databaseDown) request.log.warn({ error: describeDbError(error) }, 'the database is unavailable: calls that need it answer 503 until it is back');
+      databaseDown = true;
+      reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+      return reply.status(503).send({ key: 'database_unavailable', message: `the database is unavailable right now: try again in ${DATABASE_RETRY_AFTER_SECONDS} seconds` });
+    }
     if (error instanceof AppError) {
       return reply.status(error.status).send({ key: error.key, message: error.message });
     }
@@ -43,6 +61,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     reply.status(404).send({ key: 'api_not_found', message: `There is no route ${request.method} ${request.url.split('?')[0]}` });
   });
 }
+
+/** What a 503 `database_unavailable` asks the caller to wait: an outage that passes by itself takes seconds. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** Longest path parameter the router passes on; the routes' own schemas are far stricter and name the parameter. */
 export const MAX_PATH_PARAM_LENGTH = 1024;

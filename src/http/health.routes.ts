@@ -33,7 +33,7 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules }: Heal
   app.get(
     '/health',
     {
-      config: { access: 'public' },
+      config: { access: 'public', sessionless: true },
       schema: {
         operationId: 'getHealth',
         tags: ['operations'],
@@ -60,7 +60,7 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules }: Heal
   app.get(
     '/health/live',
     {
-      config: { access: 'public' },
+      config: { access: 'public', sessionless: true },
       schema: { operationId: 'getLiveness', tags: ['operations'], summary: 'Liveness: 200 whenever the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
     },
     async () => ({ status: 'ok' as const }),
@@ -73,7 +73,7 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules }: Heal
   app.get(
     '/health/ready',
     {
-      config: { access: 'public' },
+      config: { access: 'public', sessionless: true },
       schema: {
         operationId: 'getReadiness',
         tags: ['operations'],

@@ -3,7 +3,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { inject } from 'vitest';
 import { readProcessConfig } from '../../src/config/env.js';
 import { createDatabase, type Database } from '../../src/db/database.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import { decodeSecretsKey, keyringOf, type Keyring } from '../../src/secrets/keyring.js';
 import { startService, type Service } from '../../src/service.js';
 import { copyPgliteTemplate, createPgDatabase, dropPgDatabase, removeDir } from './databases.js';
@@ -125,6 +125,8 @@ export interface TestServiceOptions {
   /** Reuse a database (a restart); otherwise the file gets a fresh one, disposed on close. */
   testDb?: TestDatabase;
   announce?: (line: string) => void;
+  /** Where the service logs (default: silent, or LOG_LEVEL to stdout). */
+  logger?: Logger;
 }
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
@@ -140,7 +142,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const announced: string[] = [];
   const service = await startService({
     config,
-    logger: createLogger(process.env.LOG_LEVEL ?? 'silent'),
+    logger: options.logger ?? createLogger(process.env.LOG_LEVEL ?? 'silent'),
     db: testDb.db,
     announce: (line) => {
       announced.push(line);
