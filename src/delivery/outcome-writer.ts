@@ -36,6 +36,11 @@ export class OutcomeWriter {
     private readonly metrics?: Metrics,
   ) {}
 
+  /** Outcomes that could not be written (the database away) are waiting for the next try. */
+  get holding(): boolean {
+    return this.#failing && this.#records.length > 0;
+  }
+
   /** Outcomes written so far. */
   get written(): number {
     return this.#written;

@@ -274,6 +274,7 @@ export class DeliveryWorker {
         continue;
       }
       const excluded = [...this.#lanes].filter(([, lane]) => this.#perWebhookLimit - lane.running - lane.waiting.length < perWebhook).map(([id]) => id);
+      await this.#writeHeldOutcomes();
       const writtenBefore = this.#outcomes.written;
       const claimStartedAt = performance.now();
       const claimed = await claimDueDeliveries(this.db, { limit: room, leaseMs: this.leaseMs, excludedWebhookIds: excluded, perWebhook, turnAfter: this.#turnAfter });
@@ -312,6 +313,17 @@ export class DeliveryWorker {
       }
     }
     return attempted;
+  }
+
+  /**
+   * Outcomes held since the database went away are written before anything is claimed again: past their lease their
+   * rows are due again, and a claim that came first sent each of them a second time (198 duplicates after a 60 s
+   * outage). Throws while they still cannot be written: the drain ends, and the next firing tries again.
+   */
+  async #writeHeldOutcomes(): Promise<void> {
+    if (!this.#outcomes.holding) return;
+    await this.#outcomes.flush();
+    if (this.#outcomes.holding) throw new Error('the outcomes of attempts made before the database went away cannot be written yet; nothing is claimed until they are');
   }
 
   /**

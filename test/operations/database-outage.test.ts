@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { waitUntil } from '../support/processes.js';
 import { openTestDatabase, startTestService, type TestService } from '../support/test-service.js';
+import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
+import { answer, TestReceiver } from '../support/receiver.js';
 import { openTestDatabaseBehindProxy, type TcpProxy } from './tcp-proxy.js';
 
 // The API with its database away: PostgreSQL behind a proxy this file cuts (the shared server is never touched); the
@@ -56,3 +58,51 @@ describe('the API while the database is away', () => {
     }
   }, 60_000);
 });
+
+if (onPostgres) {
+  describe('deliveries across an outage longer than their lease', () => {
+    let t: TestService;
+    let proxy: TcpProxy;
+    let receiver: TestReceiver;
+    beforeAll(async () => {
+      let testDb;
+      ({ testDb, proxy } = await openTestDatabaseBehindProxy());
+      // A lease of 1 s, so a short outage outlasts it.
+      t = await startTestService({ testDb, env: { DELIVERY_LEASE_MS: '1000' } });
+      receiver = await TestReceiver.start();
+    });
+    afterAll(async () => {
+      await receiver?.close();
+      await t?.close();
+      await t?.testDb.dispose();
+    });
+
+    it('writes the outcomes it held before claiming again, so nothing answered during the outage is sent twice', async () => {
+      await createSource(t.admin, 'outage');
+      const alert = await createAlert(t.admin, 'outage');
+      await createWebhook(t.admin, { url: receiver.url });
+      await reportMatches(t.admin, 'outage', alert.id, [{ nodes: ['a'] }, { nodes: ['b'] }, { nodes: ['c'] }, { nodes: ['d'] }]);
+
+      // The receiver holds every request until the database is away, then answers 204.
+      const held: (() => void)[] = [];
+      receiver.behaviour = (_request, _index, response) => void held.push(() => response.writeHead(204).end());
+      const worker = t.service.engine.worker;
+      const firstDrain = worker.drain().catch(() => 'failed');
+      await receiver.waitFor(4);
+      proxy.cut();
+      for (const release of held.splice(0)) release();
+      expect(await firstDrain).toBe('failed');
+      // Longer than the lease: the rows are due again in the database's eyes.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+      proxy.restore();
+      receiver.behaviour = answer(204);
+      await worker.drain();
+      await worker.drain();
+      expect(receiver.received).toHaveLength(4);
+      expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(4);
+      const { rows } = await t.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM webhook_deliveries');
+      expect(rows).toEqual(Array(4).fill({ status: 'sent', attempts: 1 }));
+    }, 60_000);
+  });
+}
