@@ -95,6 +95,8 @@ const CLAIM_DEPTH: Record<DatabaseKind, ClaimDepth> = {
   pglite: { ahead: 8, laneAhead: 4, perClaim: 2 },
 };
 const LEASE_MARGIN_MS = 5_000;
+// How long a process leaves alone the deliveries of a webhook whose secret it cannot open, before it tries again.
+const HOLD_BACK_MS = 30_000;
 // A drain checks the queue's statistics (analyzeQueueIfStale) once it has claimed this many deliveries (a full
 // claim's worth): a small drain has no backlog that could have outgrown them. It ran at the start of every drain
 // before: after a 100,000-delivery drain, with the due index full of entries not yet vacuumed, the check took
@@ -148,6 +150,7 @@ export class DeliveryWorker {
   #claimAgain = false; // a firing came while the drain waited: claim again now
   #paused = false; // the schedule is off: claim nothing until it is on again
   #drainFailing = false; // the last drain failed: told once, until one works again
+  #heldBack = new Map<number, number>(); // webhooks whose secrets this process cannot open → until when it claims none of theirs
   #stopping = false;
 
   constructor(
@@ -274,10 +277,11 @@ export class DeliveryWorker {
         continue;
       }
       const excluded = [...this.#lanes].filter(([, lane]) => this.#perWebhookLimit - lane.running - lane.waiting.length < perWebhook).map(([id]) => id);
+      excluded.push(...this.#heldBackWebhooks());
       await this.#writeHeldOutcomes();
       const writtenBefore = this.#outcomes.written;
       const claimStartedAt = performance.now();
-      const claimed = await claimDueDeliveries(this.db, { limit: room, leaseMs: this.leaseMs, excludedWebhookIds: excluded, perWebhook, turnAfter: this.#turnAfter });
+      let claimed = await claimDueDeliveries(this.db, { limit: room, leaseMs: this.leaseMs, excludedWebhookIds: excluded, perWebhook, turnAfter: this.#turnAfter });
       this.metrics?.claimed((performance.now() - claimStartedAt) / 1000);
       if (claimed.length === 0) {
         if (this.#claimed === 0) {
@@ -295,7 +299,9 @@ export class DeliveryWorker {
         continue;
       }
       // Endpoints whose webhook changed since they were loaded (the claim says so) are read again first.
-      await this.#endpoints.load(claimed);
+      const unreadable = await this.#endpoints.load(claimed);
+      if (this.#heldBack.size > 0) for (const d of claimed) if (!unreadable.has(d.webhookId)) this.#heldBack.delete(d.webhookId);
+      if (unreadable.size > 0) claimed = await this.#holdBack(claimed, unreadable);
       if (!this.#mayClaim) {
         // stop() or pause() came while this claim was on its way: give it back rather than attempt it after.
         await releaseClaims(this.db, claimed).catch((err: unknown) => this.log.error({ err }, 'could not release claims; they go out after their lease'));
@@ -304,6 +310,7 @@ export class DeliveryWorker {
       const served = [...new Set(claimed.map((d) => d.webhookId))];
       const later = served.filter((id) => id > this.#turnAfter);
       this.#turnAfter = Math.max(...(later.length > 0 ? later : served));
+      if (claimed.length === 0) continue;
       attempted += claimed.length;
       this.#accept(claimed);
       this.#pump();
@@ -313,6 +320,36 @@ export class DeliveryWorker {
       }
     }
     return attempted;
+  }
+
+  /**
+   * The deliveries of webhooks whose secrets this process cannot open (a rolling key change: a secret sealed by a
+   * process that already has the new key) are given back at once, their attempt uncounted, and this process claims
+   * none of theirs for HOLD_BACK_MS: a process with the key sends them meanwhile. Every other webhook's deliveries in
+   * the claim go on (before, the whole claim stayed locked until its lease ended, counted as attempted). Told once
+   * per webhook, naming key ids. Answers the rest of the claim.
+   */
+  async #holdBack(claimed: ClaimedDelivery[], unreadable: Map<number, string>): Promise<ClaimedDelivery[]> {
+    const until = Date.now() + HOLD_BACK_MS;
+    for (const [webhookId, reason] of unreadable) {
+      if (!this.#heldBack.has(webhookId)) {
+        this.log.warn({ webhookId, reason }, `this process cannot open the webhook's secret: its deliveries are left to processes that can, and tried here again every ${HOLD_BACK_MS / 1000} s`);
+      }
+      this.#heldBack.set(webhookId, until);
+    }
+    const given = claimed.filter((d) => unreadable.has(d.webhookId));
+    await releaseClaims(this.db, given);
+    return claimed.filter((d) => !unreadable.has(d.webhookId));
+  }
+
+  /** The webhooks held back now (see #holdBack); one whose time is over is claimed for again (and told again if it still fails). */
+  #heldBackWebhooks(): number[] {
+    const now = Date.now();
+    const ids: number[] = [];
+    for (const [webhookId, until] of this.#heldBack) {
+      if (until > now) ids.push(webhookId);
+    }
+    return ids;
   }
 
   /**
@@ -331,8 +368,10 @@ export class DeliveryWorker {
    * afresh: an admin pinging after changing the URL or the secret checks the new ones.
    */
   async attemptNow(delivery: ClaimedDelivery): Promise<void> {
-    await this.#endpoints.reload([delivery.webhookId]);
-    const record = await this.#attempt(delivery);
+    const unreadable = await this.#endpoints.reload([delivery.webhookId]);
+    const reason = unreadable.get(delivery.webhookId);
+    // A ping this process cannot sign ends failed at once, saying why: an admin asked for one attempt now.
+    const record = reason === undefined ? await this.#attempt(delivery) : unsignedPing(delivery, reason);
     if (record) await recordAttempts(this.db, [record]);
   }
 
@@ -473,4 +512,20 @@ export class DeliveryWorker {
     const waiters = this.#slotWaiters.splice(0);
     for (const wake of waiters) wake();
   }
+}
+
+/** The outcome of a ping whose webhook's secret this process cannot open: failed, not sent. */
+function unsignedPing(delivery: ClaimedDelivery, reason: string): AttemptRecord {
+  const attemptedAt = Date.now();
+  const error = `not sent: this process cannot open the webhook's secret (${reason})`;
+  return {
+    id: delivery.id,
+    leaseToken: delivery.leaseToken,
+    status: 'failed',
+    nextAttemptAt: null,
+    attemptedAt,
+    responseStatus: null,
+    error,
+    logEntry: { attemptedAt: new Date(attemptedAt).toISOString(), url: '', durationMs: 0, error },
+  };
 }
