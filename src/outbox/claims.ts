@@ -141,8 +141,11 @@ export interface RecordedAttempts {
   /** Outcomes that applied (an outcome whose lease had passed to another claim changes nothing). */
   recorded: number;
   /**
-   * Webhooks for which, in this batch, a delivery ended `failed` and none was sent, whose attempts have been failing
-   * for at least `autoDisableAfterMs`: the ones to disable (see disableFailingWebhooks), checked again there.
+   * Webhooks whose attempts in this batch all failed, and whose attempts have all been failing for at least
+   * `autoDisableAfterMs`: the ones to disable (see disableFailingWebhooks), checked again there. Judged by the recent
+   * attempts alone, not by a delivery reaching the end of its retries: with a backlog, claims take the oldest due
+   * first, so a timing-out receiver's retries waited behind untried deliveries and it took tens of minutes (hours at
+   * larger backlogs) before one ended `failed`.
    */
   failingWebhookIds: number[];
 }
@@ -210,7 +213,7 @@ export const RECORD_ATTEMPTS_SQL = `WITH recorded AS (
        WHERE d.id = u.id AND d.lease_token = u.lease_token
        RETURNING d.webhook_id, d.status, d.is_ping, u.attempted_at
      ), outcomes AS (
-       SELECT webhook_id, bool_or(status = 'sent') AS any_sent, bool_or(status = 'failed') AS any_ended_failed,
+       SELECT webhook_id, bool_or(status = 'sent') AS any_sent,
               to_timestamp(min(attempted_at) FILTER (WHERE status <> 'sent') / 1000.0) AS first_failure
        FROM recorded WHERE NOT is_ping GROUP BY webhook_id
      ), health AS (
@@ -222,7 +225,7 @@ export const RECORD_ATTEMPTS_SQL = `WITH recorded AS (
             ARRAY(
               -- The webhook rows as they were before this statement: a failing_since set just now is first_failure.
               SELECT o.webhook_id FROM outcomes o JOIN webhooks w ON w.id = o.webhook_id
-              WHERE $9::float8 > 0 AND o.any_ended_failed AND NOT o.any_sent AND w.enabled
+              WHERE $9::float8 > 0 AND NOT o.any_sent AND w.enabled
                 AND COALESCE(w.failing_since, o.first_failure) <= now() - $9::float8 * interval '1 millisecond'
               ORDER BY o.webhook_id
             ) AS "failingWebhookIds"`;
