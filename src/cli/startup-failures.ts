@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { redactUrl, type ProcessConfig } from '../config/env.js';
+import { redactUrl, type ProcessConfig } from '../env.js';
 
 /**
  * A failure the operator fixes (a port taken, a database out of reach, a directory that cannot be written): the

@@ -1,4 +1,4 @@
-import type { WebhookSettings } from '../config/webhook-settings.js';
+import type { WebhookSettings } from '../settings/webhook-settings.js';
 import type { Logger } from '../logger.js';
 import type { AttemptRecord, ClaimedDelivery } from '../outbox/claims.js';
 import type { AttemptLogEntry } from '../outbox/read-model.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { SettingsStore } from '../config/settings-store.js';
+import type { SettingsStore } from '../settings/settings-store.js';
 import type { Database } from '../db/database.js';
 import { invalidParameter, notFound } from '../errors.js';
 import { MAX_WEBHOOKS } from '../limits.js';

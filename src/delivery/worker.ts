@@ -1,5 +1,5 @@
 import { describeDbError } from '../db/db-errors.js';
-import type { SettingsStore } from '../config/settings-store.js';
+import type { SettingsStore } from '../settings/settings-store.js';
 import type { Database, DatabaseKind } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, readProcessConfig, trustProxyFrom } from '../../src/config/env.js';
+import { ConfigError, readProcessConfig, trustProxyFrom } from '../../src/env.js';
 import { ADMIN_PASSWORD, ApiClient, startTestService, type TestService } from '../support/test-service.js';
 
 const signIn = (t: TestService, remoteAddress: string, headers: Record<string, string> = {}) =>

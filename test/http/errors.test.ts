@@ -2,7 +2,7 @@ import { maxHeaderSize } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { readProcessConfig } from '../../src/config/env.js';
+import { readProcessConfig } from '../../src/env.js';
 import { createLogger } from '../../src/logger.js';
 import { createWebhook } from '../support/fixtures.js';
 import { rawRequest } from '../support/raw-http.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_WEBHOOK_SETTINGS } from '../../src/config/webhook-settings.js';
+import { DEFAULT_WEBHOOK_SETTINGS } from '../../src/settings/webhook-settings.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 describe('settings (contract §6)', () => {

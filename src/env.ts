@@ -1,9 +1,9 @@
 import type { KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { DEFAULT_POOL_SIZE, isPostgresUrl } from '../db/database.js';
-import { parseReceiverPolicy, ReceiverPolicyError, type ReceiverPolicy } from '../network/receiver-policy.js';
-import { decodeSecretsKey, SecretsKeyError } from '../secrets/keyring.js';
+import { DEFAULT_POOL_SIZE, isPostgresUrl } from './db/database.js';
+import { parseReceiverPolicy, ReceiverPolicyError, type ReceiverPolicy } from './network/receiver-policy.js';
+import { decodeSecretsKey, SecretsKeyError } from './secrets/keyring.js';
 
 export const ROLES = ['all', 'api', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
