@@ -67,15 +67,16 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerErrorHandling(app);
   registerAuthentication(app, db);
 
-  // 3. Routes, module by module.
+  // 3. Routes, module by module. A module whose routes all share one access declares it here (`withAccess`), the
+  //    others route by route.
   await app.register(withAccess('public', healthRoutes), { db, schedules: deps.schedules });
   await app.register(authRoutes, { db, config });
-  await app.register(userRoutes, { db });
-  await app.register(applicationRoutes, { db });
+  await app.register(withAccess('admin', userRoutes), { db });
+  await app.register(withAccess('admin', applicationRoutes), { db });
   await app.register(settingsRoutes, { settings, publicBaseUrl: config.publicBaseUrl });
   await app.register(alertRoutes, { db, publicBaseUrl: config.publicBaseUrl });
-  await app.register(webhookRoutes, { db, settings, receiverPolicy: config.receiverPolicy, keyring: deps.keyring });
-  await app.register(deliveryRoutes, { db, settings, worker: deps.worker });
+  await app.register(withAccess('admin', webhookRoutes), { db, settings, receiverPolicy: config.receiverPolicy, keyring: deps.keyring });
+  await app.register(withAccess('admin', deliveryRoutes), { db, settings, worker: deps.worker });
   await app.register(consoleRoutes);
   if (deps.metrics) await app.register(metricsRoutes, { metrics: deps.metrics, token: config.metricsToken });
 

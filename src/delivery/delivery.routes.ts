@@ -55,7 +55,6 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
   app.post(
     '/api/admin/webhooks/:webhookId/ping',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'pingWebhook',
         tags: ['webhooks'],
@@ -76,7 +75,6 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
   app.post(
     '/api/admin/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'redeliverDelivery',
         tags: ['webhooks'],
@@ -101,7 +99,6 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
   app.post(
     '/api/admin/webhooks/:webhookId/deliveries/redeliver',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'redeliverWebhookDeliveries',
         tags: ['webhooks'],
@@ -121,7 +118,6 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
   app.post(
     '/api/admin/deliveries/redeliver',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'redeliverDeliveries',
         tags: ['webhooks'],

@@ -1,6 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { rootCertificates } from 'node:tls';
 import { Pool } from 'undici';
+import { errorCode } from '../errors.js';
 import { guardedConnector, type AddressResolver } from '../network/guarded-connector.js';
 import { RECEIVER_BLOCKED } from '../network/receiver-blocked.js';
 import { DEFAULT_RECEIVER_POLICY, type ReceiverPolicy } from '../network/receiver-policy.js';
@@ -312,8 +313,9 @@ const TLS_MESSAGES: Record<string, string> = {
 /** The coded errors in a failure, the outermost first, looking into `cause` and AggregateError (happy eyeballs). */
 function codedErrors(err: unknown, found: { code: string; message: string }[] = [], depth = 0): { code: string; message: string }[] {
   if (typeof err !== 'object' || err === null || depth > 4) return found;
-  const { code, message } = err as { code?: unknown; message?: unknown };
-  if (typeof code === 'string') found.push({ code, message: typeof message === 'string' ? message : '' });
+  const code = errorCode(err);
+  const { message } = err as { message?: unknown };
+  if (code !== undefined) found.push({ code, message: typeof message === 'string' ? message : '' });
   if (err instanceof AggregateError) {
     for (const inner of err.errors) codedErrors(inner, found, depth + 1);
   }

@@ -10,6 +10,7 @@ import { parseReceiverPolicy } from '../../src/network/receiver-policy.js';
 import { signPayload } from '../../src/delivery/signer.js';
 import { verifyPayloadHmac, verifyStandardWebhook } from '../../src/delivery/verify.js';
 import { REPO_ROOT } from '../support/processes.js';
+import { fixedResolver } from '../support/fixed-resolver.js';
 
 interface Received {
   method: string | undefined;
@@ -349,18 +350,6 @@ describe('DeliverySender', () => {
 // a guard that failed to refuse would still reach nothing but this machine.
 describe('DeliverySender under a receiver policy', () => {
   const denyLoopback = parseReceiverPolicy({ RECEIVER_DENY: '127.0.0.0/8,::1/128' });
-  /** A resolver that answers `addresses` for `name` (never anything else), and counts its calls. */
-  const resolving = (name: string, addresses: string[]): AddressResolver & { calls: number } => {
-    const resolver = Object.assign(
-      async (hostname: string) => {
-        resolver.calls++;
-        if (hostname !== name) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-        return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-      },
-      { calls: 0 },
-    );
-    return resolver;
-  };
   const portOf = (url: string) => new URL(url).port;
 
   it('refuses a denied address before connecting: a failed attempt naming the address and the rule', async () => {
@@ -378,7 +367,7 @@ describe('DeliverySender under a receiver policy', () => {
   it('refuses a host name whose addresses are all denied, at connect time, and sends again once allowed', async () => {
     const server = await startServer((_req, res) => res.writeHead(204).end());
     const url = `http://receiver.test:${portOf(server.url)}/hook`;
-    const resolver = resolving('receiver.test', ['127.0.0.1']);
+    const resolver = fixedResolver('receiver.test', ['127.0.0.1']);
     const blocked = await newSender({ receiverPolicy: denyLoopback, resolveAddresses: resolver }).send(request(url));
     expect(blocked).toMatchObject({ ok: false, error: 'blocked by receiver policy: 127.0.0.1 (127.0.0.0/8 RECEIVER_DENY)', blocked: true });
     expect(resolver.calls).toBe(1);
