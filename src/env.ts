@@ -8,7 +8,7 @@ import { decodeSecretsKey, SecretsKeyError } from './secrets/keyring.js';
 export const ROLES = ['all', 'api', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** Process settings, read from the environment once at start and frozen (contract §6). */
+/** Process settings, read from the environment once at start and frozen (README.md, Configuration). */
 export interface ProcessConfig {
   readonly databaseUrl: string | undefined;
   /** PostgreSQL connections this process keeps (the LISTEN and health connections are besides these). */

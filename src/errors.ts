@@ -1,5 +1,5 @@
 /**
- * The closed catalogue of error keys the API answers, each with its one HTTP status (contract §0).
+ * The closed catalogue of error keys the API answers, each with its one HTTP status (docs/api.md, Errors).
  * Every error body is `{key, message}`; the message names the field and the rule that was broken.
  */
 export const ERROR_STATUS = {
@@ -29,7 +29,7 @@ export class AppError extends Error {
   ) {
     super(message);
     this.name = 'AppError';
-    // 415 shares `invalid_parameter` with 400 (contract §0), so a caller may set the status.
+    // 415 shares `invalid_parameter` with 400 (docs/api.md, Errors), so a caller may set the status.
     this.status = status ?? ERROR_STATUS[key];
   }
 }

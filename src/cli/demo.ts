@@ -168,7 +168,7 @@ export async function runDemo(print: (line: string) => void = console.log): Prom
   }
 }
 
-/** The payload fields the demo prints (CONTRACT §3). */
+/** The payload fields the demo prints (docs/api.md, Events and payloads). */
 interface Payload {
   eventType?: string;
   data?: {

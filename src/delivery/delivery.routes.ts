@@ -44,7 +44,7 @@ function failedBetween(body: { since?: string | undefined; until?: string | unde
   return { ...(since ? { since } : {}), ...(until ? { until } : {}) };
 }
 
-/** The operations that send: ping now, and redeliver (contract §4). */
+/** The operations that send: ping now, and redeliver (docs/api.md, Deliveries). */
 export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = async (app, { db, settings, worker }) => {
   app.addHook('preHandler', requireWebhooksEnabled(settings));
   const redeliveredNow = (count: number) => {

@@ -2,6 +2,7 @@ import type { Database } from '../db/database.js';
 import { OutageWarning } from '../db/outage-warning.js';
 import type { Logger } from '../logger.js';
 import { DELIVERIES_DUE_CHANNEL, deliveriesDue, onDeliveriesDue } from '../outbox/due-signal.js';
+import type { DeliveryFrequency } from '../settings/webhook-settings.js';
 
 /**
  * `deliveryFrequency: immediate` on a worker: calls `wake` whenever a commit made deliveries due, in any process,
@@ -73,6 +74,6 @@ export class DueAnnouncer {
 }
 
 /** After a commit made deliveries due outside the outbox's own recording (a redelivery): wakes the workers. */
-export function wakeWorkersIfImmediate(deliveryFrequency: string): void {
+export function wakeWorkersIfImmediate(deliveryFrequency: DeliveryFrequency): void {
   if (deliveryFrequency === 'immediate') deliveriesDue();
 }

@@ -69,7 +69,7 @@ export interface WebhookRoutesOptions {
   keyring: Keyring;
 }
 
-/** Webhooks administration (contract §4). Admin only, each route declaring it; all refused while the feature is off. */
+/** Webhooks administration (docs/api.md, Webhooks). Admin only, each route declaring it; all refused while the feature is off. */
 export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = async (app, { db, settings, receiverPolicy, keyring }) => {
   app.addHook('preHandler', requireWebhooksEnabled(settings));
 

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createAlert, createSource, reportMatches } from '../support/fixtures.js';
 import { ApiClient, useTestService } from '../support/test-service.js';
 
-describe('case actions (contract §2)', () => {
+describe('case actions (docs/api.md, Data sources, alerts, matches and cases)', () => {
   const t = useTestService();
   let analyst: ApiClient;
   let base: string;

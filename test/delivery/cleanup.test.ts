@@ -5,7 +5,7 @@ import { CLEANUP_BATCH } from '../../src/outbox/purge.js';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { useTestService } from '../support/test-service.js';
 
-describe('cleanup (contract §5)', () => {
+describe('cleanup (docs/api.md, Settings: cleanupFrequency)', () => {
   const t = useTestService();
   let alertId: number;
   let webhookId: number;

@@ -8,7 +8,7 @@ import { createWebhook } from '../support/fixtures.js';
 import { rawRequest } from '../support/raw-http.js';
 import { useTestService } from '../support/test-service.js';
 
-describe('errors (contract §0)', () => {
+describe('errors (docs/api.md, Errors)', () => {
   const t = useTestService();
   const adminHeaders = () => (t.admin as unknown as { headers: Record<string, string> }).headers;
 

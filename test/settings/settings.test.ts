@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_WEBHOOK_SETTINGS } from '../../src/settings/webhook-settings.js';
 import { useTestService } from '../support/test-service.js';
 
-describe('settings (contract §6)', () => {
+describe('settings (docs/api.md, Settings)', () => {
   const t = useTestService();
 
   it('shows the defaults to an Admin, and no webhooks section to others', async () => {

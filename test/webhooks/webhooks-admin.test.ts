@@ -6,7 +6,7 @@ import { useTestService } from '../support/test-service.js';
 
 const SECRET = 'a-secret-of-16ch';
 
-describe('webhooks administration (contract §4)', () => {
+describe('webhooks administration (docs/api.md, Webhooks)', () => {
   const t = useTestService();
   beforeAll(async () => {
     await createSource(t.admin, 'src');
