@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { bootstrapAdmin } from './auth/bootstrap.js';
-import type { ProcessConfig } from './config/env.js';
-import { SettingsStore } from './config/settings-store.js';
+import type { ProcessConfig } from './env.js';
+import { SettingsStore } from './settings/settings-store.js';
 import { createDatabase, type Database } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import { startDeliveryEngine, type DeliveryEngine } from './delivery/engine.js';

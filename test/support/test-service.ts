@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { inject } from 'vitest';
-import { readProcessConfig } from '../../src/config/env.js';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { readProcessConfig } from '../../src/env.js';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { createLogger } from '../../src/logger.js';
 import { decodeSecretsKey, keyringOf, type Keyring } from '../../src/secrets/keyring.js';
@@ -168,4 +168,27 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       if (!options.testDb) await testDb.dispose();
     },
   };
+}
+
+/** A database for the enclosing `describe` (or file), as `openTestDatabase`: opened before its tests, disposed after. */
+export function useTestDatabase(): TestDatabase {
+  const opened = {} as TestDatabase;
+  beforeAll(async () => {
+    Object.assign(opened, await openTestDatabase());
+  });
+  afterAll(async () => opened.dispose?.());
+  return opened;
+}
+
+/**
+ * A service for the enclosing `describe` (or file): started before its tests, closed after them. The object answered
+ * is filled in when the service has started, so read it inside tests and hooks only.
+ */
+export function useTestService(options: TestServiceOptions = {}): TestService {
+  const started = {} as TestService;
+  beforeAll(async () => {
+    Object.assign(started, await startTestService(options));
+  });
+  afterAll(async () => started.close?.());
+  return started;
 }
