@@ -1,7 +1,9 @@
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { describeDbError, isDatabaseUnavailable } from '../db/db-errors.js';
+import { isDatabaseUnavailable } from '../db/db-errors.js';
+import { OutageWarning } from '../db/outage-warning.js';
+import type { Logger } from '../logger.js';
 import { AppError } from '../errors.js';
 
 /**
@@ -13,18 +15,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
   // A database outage is told once in the log, not once per call: a stack per call filled the log (232 lines in
   // 60 s) with nothing new. It is over once a call that needs the database (every signed-in call looks up its
   // session or key) answers without error.
-  let databaseDown = false;
+  const outage = new OutageWarning(app.log as Logger, 'the database is unavailable: calls that need it answer 503 until it is back', 'the database answers again');
   app.addHook('onResponse', async (request, reply) => {
-    if (databaseDown && reply.statusCode < 400 && request.routeOptions.config.access !== undefined && request.routeOptions.config.access !== 'public') {
-      databaseDown = false;
-      request.log.info('the database answers again');
-    }
+    if (outage.failing && reply.statusCode < 400 && request.routeOptions.config.access !== undefined && request.routeOptions.config.access !== 'public') outage.worked();
   });
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (isDatabaseUnavailable(error)) {
-      if (!databaseDown) request.log.warn({ error: describeDbError(error) }, 'the database is unavailable: calls that need it answer 503 until it is back');
-      databaseDown = true;
+      outage.failed(error);
       reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
       return reply.status(503).send({ key: 'database_unavailable', message: `the database is unavailable right now: try again in ${DATABASE_RETRY_AFTER_SECONDS} seconds` });
     }
@@ -47,7 +45,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error.statusCode === 400 && (error.name === 'SyntaxError' || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY')) {
       return reply.status(400).send({ key: 'invalid_parameter', message: `the body is not valid JSON (${error.message})` });
     }
-    // Any other refusal of the request by the framework, at the catalogue's status for what it is (contract §0).
+    // Any other refusal of the request by the framework, at the catalogue's status for what it is (docs/api.md, Errors).
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       if (error.statusCode === 404) return reply.status(404).send({ key: 'api_not_found', message: error.message });
       if (error.statusCode === 413) return reply.status(413).send({ key: 'payload_too_large', message: error.message });

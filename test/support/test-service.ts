@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { inject } from 'vitest';
-import { readProcessConfig } from '../../src/config/env.js';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { readProcessConfig } from '../../src/env.js';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { decodeSecretsKey, keyringOf, type Keyring } from '../../src/secrets/keyring.js';
@@ -131,11 +134,16 @@ export interface TestServiceOptions {
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const testDb = options.testDb ?? (await openTestDatabase());
+  // On PostgreSQL, DATA_DIR holds only the embedded graphs: a folder of this service's own, not the working directory's ./data.
+  const graphDir = testDb.kind === 'postgres' && !options.env?.DATA_DIR ? mkdtempSync(path.join(tmpdir(), 'aw-graphs-')) : undefined;
   const config = readProcessConfig({
     ADMIN_PASSWORD,
     PUBLIC_BASE_URL: 'https://lke.example.com',
     // No schedules unless a test asks (ROLE=all): a test drives the worker itself, so nothing is sent behind its back.
     ROLE: 'api',
+    // Small: a test's graphs are small, and several services run at once.
+    GRAPH_MEMORY_MB: '64',
+    ...(graphDir ? { DATA_DIR: graphDir } : {}),
     ...secretsKeyEnv(testDb),
     ...options.env,
   });
@@ -168,6 +176,30 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     async close() {
       await service.close();
       if (!options.testDb) await testDb.dispose();
+      if (graphDir) removeDir(graphDir);
     },
   };
+}
+
+/** A database for the enclosing `describe` (or file), as `openTestDatabase`: opened before its tests, disposed after. */
+export function useTestDatabase(): TestDatabase {
+  const opened = {} as TestDatabase;
+  beforeAll(async () => {
+    Object.assign(opened, await openTestDatabase());
+  });
+  afterAll(async () => opened.dispose?.());
+  return opened;
+}
+
+/**
+ * A service for the enclosing `describe` (or file): started before its tests, closed after them. The object answered
+ * is filled in when the service has started, so read it inside tests and hooks only.
+ */
+export function useTestService(options: TestServiceOptions = {}): TestService {
+  const started = {} as TestService;
+  beforeAll(async () => {
+    Object.assign(started, await startTestService(options));
+  });
+  afterAll(async () => started.close?.());
+  return started;
 }

@@ -1,14 +1,14 @@
 import type { KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { DEFAULT_POOL_SIZE, isPostgresUrl } from '../db/database.js';
-import { parseReceiverPolicy, ReceiverPolicyError, type ReceiverPolicy } from '../network/receiver-policy.js';
-import { decodeSecretsKey, SecretsKeyError } from '../secrets/keyring.js';
+import { DEFAULT_POOL_SIZE, isPostgresUrl } from './db/database.js';
+import { parseReceiverPolicy, ReceiverPolicyError, type ReceiverPolicy } from './network/receiver-policy.js';
+import { decodeSecretsKey, SecretsKeyError } from './secrets/keyring.js';
 
 export const ROLES = ['all', 'api', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** Process settings, read from the environment once at start and frozen (contract §6). */
+/** Process settings, read from the environment once at start and frozen (README.md, Configuration). */
 export interface ProcessConfig {
   readonly databaseUrl: string | undefined;
   /** PostgreSQL connections this process keeps (the LISTEN and health connections are besides these). */
@@ -55,6 +55,8 @@ export interface ProcessConfig {
   readonly secretsKey: KeyObject | undefined;
   readonly secretsKeyFile: string | undefined;
   readonly secretsKeyPrevious: KeyObject | undefined;
+  /** GRAPH_MEMORY_MB: the buffer pool of each embedded graph (Kùzu's own default is most of the machine's memory). */
+  readonly graphBufferPoolBytes: number;
 }
 
 export type TrustProxy = boolean | string[] | TrustHops;
@@ -102,6 +104,7 @@ export function readProcessConfig(env: NodeJS.ProcessEnv = process.env): Process
     loginFailuresPerAddress: intFrom(env, 'LOGIN_FAILURES_PER_ADDRESS', 50, 1, 100_000),
     receiverPolicy: receiverPolicyFrom(env),
     ...secretsKeysFrom(env),
+    graphBufferPoolBytes: intFrom(env, 'GRAPH_MEMORY_MB', 256, 16, 1024 * 1024) * 1024 * 1024,
   });
 }
 
