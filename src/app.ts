@@ -74,7 +74,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   //    here on a route that declares no access (`config: { access }`, or `withAccess` for a whole module) stops
   //    the start (src/auth/authenticate.ts).
   registerErrorHandling(app);
-  registerAuthentication(app, db);
+  registerAuthentication(app, db, { publicBaseUrl: config.publicBaseUrl });
 
   // 3. Routes, module by module. A module whose routes all share one access declares it here (`withAccess`), the
   //    others route by route.

@@ -122,7 +122,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     },
   );
 
-  app.get(
+  // POST only: a GET could be a link or an image on any site, ending the session of whoever opens the page.
+  app.post(
     '/api/auth/logout',
     { config: { access: 'public' }, schema: { operationId: 'logout', tags: ['auth'], summary: 'End the session', response: { 204: Type.Null() } } },
     async (request, reply) => {

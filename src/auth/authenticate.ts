@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { refuseLargeAnonymousBody } from '../http/validation.js';
 import { findApiKeyApplication } from './applications.js';
+import { refuseCrossOriginSession } from './same-origin.js';
 import { bindPrincipalToLog, isAdmin, type Principal } from './principal.js';
 import { findSessionUserId, SESSION_COOKIE } from './sessions.js';
 import { findUserByEmail, findUserById } from './users.repo.js';
@@ -62,7 +63,8 @@ export function isAdminPath(path: string): boolean {
  * Call it before any route is registered: its `onRoute` hook refuses, at start, a route that declares no access
  * or an /api/admin/ route that is not `admin`, so an unguarded route cannot be shipped by forgetting.
  */
-export function registerAuthentication(app: FastifyInstance, db: Database): void {
+export function registerAuthentication(app: FastifyInstance, db: Database, options: { publicBaseUrl: string }): void {
+  const publicOrigin = new URL(options.publicBaseUrl).origin;
   const declared: DeclaredRoute[] = [];
   app.decorate('declaredRoutes', declared);
   app.decorateRequest('principal', null);
@@ -84,6 +86,7 @@ export function registerAuthentication(app: FastifyInstance, db: Database): void
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.sessionless && request.routeOptions.config.access === 'public') return;
     request.principal = await resolvePrincipal(db, request);
+    refuseCrossOriginSession(request, publicOrigin);
     bindPrincipalToLog(request);
     // No declared access means no route matched (the not-found handler): its answer depends on the path alone.
     const access = request.routeOptions.config.access;

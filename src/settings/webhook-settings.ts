@@ -91,11 +91,14 @@ function validateSchedule(value: unknown, name: string, others = ''): Schedule {
   if (fields !== 5 && fields !== 6) {
     throw invalidParameter(`${name} "${value}" is not a valid CRON expression (5 fields, or 6 with seconds${others}, or "none"; got ${fields})`);
   }
+  let cron: Cron;
   try {
-    new Cron(expression, { paused: true });
+    cron = new Cron(expression, { paused: true });
   } catch (err) {
     throw invalidParameter(`${name} "${value}" is not a valid CRON expression (${(err as Error).message})`);
   }
+  // Valid but matching no date (`0 0 31 2 *`): nothing would ever run, and readiness would answer 503 for it.
+  if (cron.nextRun() === null) throw invalidParameter(`${name} "${value}" never fires (no date matches it): give a schedule that runs, or "none"`);
   return expression as CronExpression;
 }
 

@@ -82,6 +82,11 @@ export function checkDescription(description: string): string {
 
 export function checkReceiverUrl(url: string): string {
   if (url.length > MAX_URL_LENGTH) throw invalidParameter(`url must be at most ${MAX_URL_LENGTH} characters`);
+  // The URL parser drops tabs and line breaks and trims spaces without a word, so a URL holding them was stored and
+  // shown as given while another was used: refused instead, as is anything it would silently rewrite that way.
+  if (hasControlCharacter(url) || url.trim() !== url) {
+    throw invalidParameter('url must not contain control characters (CR, LF, tab…) or begin or end with spaces; percent-encode them');
+  }
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -89,8 +94,27 @@ export function checkReceiverUrl(url: string): string {
     throw invalidParameter(`url "${url}" is not an absolute URL`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidParameter(`url must be http or https, got ${parsed.protocol.slice(0, -1)}`);
-  if (parsed.username || parsed.password) throw invalidParameter('url must not contain a user:password part; authenticate receivers with the secret');
+  // An empty user part (`http://@host/`) parses to no username, but is one all the same.
+  if (parsed.username || parsed.password || authorityOf(url).includes('@')) {
+    throw invalidParameter('url must not contain a user:password part; authenticate receivers with the secret');
+  }
+  if (parsed.port === '0') throw invalidParameter('url port must be from 1 to 65535, got 0');
   return url;
+}
+
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+/** What stands between `scheme://` and the path, query or fragment of `url`, as written. */
+function authorityOf(url: string): string {
+  const rest = url.slice(url.indexOf(':') + 1).replace(/^[/\\]*/, '');
+  const end = rest.search(/[/\\?#]/);
+  return end === -1 ? rest : rest.slice(0, end);
 }
 
 /**

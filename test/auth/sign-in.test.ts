@@ -46,7 +46,10 @@ describe('sign-in', () => {
     const response = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { usernameOrEmail: 'admin', password: ADMIN_PASSWORD } });
     const session = new ApiClient(t.app, { cookie: `aw.sid=${response.cookies.find((c) => c.name === 'aw.sid')!.value}` });
     expect((await session.get('/api/auth/me')).status).toBe(200);
-    const logout = await session.get('/api/auth/logout');
+    // A GET is no route: a link or an image on another site cannot end the session.
+    expect(await session.get('/api/auth/logout')).toMatchObject({ status: 404, body: { key: 'api_not_found' } });
+    expect((await session.get('/api/auth/me')).status).toBe(200);
+    const logout = await session.request('POST', '/api/auth/logout');
     expect(logout.status).toBe(204);
     expect((await session.get('/api/auth/me')).status).toBe(401);
     expect((await session.get('/api/admin/users')).status).toBe(401);

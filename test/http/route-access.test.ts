@@ -51,7 +51,7 @@ const EXPECTED: Record<DeclaredRoute['access'], string[]> = {
     'POST /api/:sourceKey/alerts/:alertId/cases/:caseId/action',
     'GET /api/:sourceKey/alerts/:alertId/cases/:caseId/actions',
   ],
-  public: ['GET /health', 'GET /health/live', 'GET /health/ready', 'POST /api/auth/login', 'GET /api/auth/logout', 'GET /api/config', 'GET /api/openapi.json', 'GET /metrics', ...[...CONSOLE_PAGES, CONSOLE_ASSETS].map((p) => `GET ${p}`)],
+  public: ['GET /health', 'GET /health/live', 'GET /health/ready', 'POST /api/auth/login', 'POST /api/auth/logout', 'GET /api/config', 'GET /api/openapi.json', 'GET /metrics', ...[...CONSOLE_PAGES, CONSOLE_ASSETS].map((p) => `GET ${p}`)],
 };
 
 const withHeadTwins = (routes: string[]) => routes.flatMap((r) => (r.startsWith('GET ') ? [r, `HEAD ${r.slice(4)}`] : [r])).sort();

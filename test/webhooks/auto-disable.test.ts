@@ -25,7 +25,7 @@ describe('automatic disabling, as the outcome writer decides it', () => {
   afterAll(async () => t?.dispose());
 
   const webhook = async (url: string, events: { eventType: 'newCase' | 'webhookDisabled' }[]) =>
-    (await createWebhookRow(t.db, { url, secret: 'auto-disable-secret', events, description: `hook at ${url}` }, { receiverPolicy, keyring: testKeyring() })).id;
+    (await createWebhookRow(t.db, { url, secret: 'auto-disable-secret', events, description: `hook at ${url.split('?')[0]}` }, { receiverPolicy, keyring: testKeyring() })).id;
   /** One newCase event recorded for its subscribers, then claimed: answers the claims of `webhookId`. */
   const claimNew = async (webhookId: number): Promise<ClaimedDelivery> => {
     await t.db.transaction((tx) => enqueueEvents(tx, [{ eventType: 'newCase', sourceKey: 'src', payload: '{"eventType":"newCase"}' }]));
@@ -60,7 +60,8 @@ describe('automatic disabling, as the outcome writer decides it', () => {
   };
 
   it('disables a webhook whose attempts all failed for autoDisableAfterMs, before any delivery ends failed, tells the subscribers, logs at warn', async () => {
-    const dead = await webhook('http://127.0.0.1:9/dead', [{ eventType: 'newCase' }, { eventType: 'webhookDisabled' }]);
+    // Its URL holds a capability in its query: the other receivers get the URL without it.
+    const dead = await webhook('http://127.0.0.1:9/dead?token=capability-123', [{ eventType: 'newCase' }, { eventType: 'webhookDisabled' }]);
     const watcher = await webhook('http://127.0.0.1:9/watcher', [{ eventType: 'webhookDisabled' }]);
     let autoDisableAfterMs = 60_000;
     const writer = new OutcomeWriter(t.db, log, () => autoDisableAfterMs);
@@ -92,6 +93,7 @@ describe('automatic disabling, as the outcome writer decides it', () => {
       [dead],
     );
     expect(rows.map((r) => r.webhook_id)).toEqual([watcher]);
+    expect(rows[0]!.payload).not.toContain('capability-123');
     expect(rows[0]!.payload).toBe(
       `{"eventType":"webhookDisabled","data":{"webhook":{"id":${dead},"url":"http://127.0.0.1:9/dead","description":"hook at http://127.0.0.1:9/dead"},` +
         `"reason":"automatically after 1 second of failed deliveries","disabledAt":"${rows[0]!.disabled_at.toISOString()}"}}`,
