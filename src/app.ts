@@ -86,7 +86,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(sourceRoutes, { db, keyring: deps.keyring, graphs: deps.graphs });
   await app.register(graphRoutes, { db, graphs: deps.graphs, metrics: deps.metrics });
   await app.register(alertRoutes, { db, publicBaseUrl: config.publicBaseUrl });
-  await app.register(withAccess('admin', webhookRoutes), { db, settings, receiverPolicy: config.receiverPolicy, keyring: deps.keyring });
+  await app.register(withAccess('admin', webhookRoutes), {
+    db,
+    settings,
+    receiverPolicy: config.receiverPolicy,
+    keyring: deps.keyring,
+    onDeleted: (webhookId) => deps.metrics?.forgetWebhook(webhookId),
+  });
   await app.register(withAccess('admin', deliveryRoutes), { db, settings, worker: deps.worker });
   await app.register(consoleRoutes);
   if (deps.metrics) await app.register(metricsRoutes, { metrics: deps.metrics, token: config.metricsToken });

@@ -15,6 +15,7 @@ import { onEventsRecorded } from './outbox/enqueue.js';
 import { loadKeyring, type Keyring } from './secrets/keyring.js';
 import { GraphRegistry } from './sources/graph-registry.js';
 import { requireSealingKeys, sealPlainSecrets } from './webhooks/secret-sealing.js';
+import { existingWebhookIds } from './webhooks/webhooks.js';
 
 // How long /health/ready and a metrics scrape wait for each graph's round trip.
 const GRAPH_PING_TIMEOUT_MS = 2_000;
@@ -97,7 +98,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const settings = await SettingsStore.open(db, logger);
     await settings.watch();
     const graphs = new GraphRegistry({ dataDir: config.dataDir, bufferPoolBytes: config.graphBufferPoolBytes, keyring, logger });
-    const metrics = new Metrics({ backlog: () => readBacklog(db), graphs: () => graphs.health(db, GRAPH_PING_TIMEOUT_MS) });
+    const metrics = new Metrics({
+      backlog: () => readBacklog(db),
+      graphs: () => graphs.health(db, GRAPH_PING_TIMEOUT_MS),
+      existingWebhooks: (ids) => existingWebhookIds(db, ids),
+    });
     const stopCountingEvents = onEventsRecorded((eventType) => metrics.eventsRecorded(eventType));
     const engine = startDeliveryEngine({
       db,

@@ -67,10 +67,12 @@ export interface WebhookRoutesOptions {
   receiverPolicy: ReceiverPolicy;
   /** Seals the secrets it is given (creation, rotation) before they are stored. */
   keyring: Keyring;
+  /** Told of each webhook deleted here (its metrics go with it). */
+  onDeleted?: ((webhookId: number) => void) | undefined;
 }
 
 /** Webhooks administration (docs/api.md, Webhooks). Admin only, each route declaring it; all refused while the feature is off. */
-export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = async (app, { db, settings, receiverPolicy, keyring }) => {
+export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = async (app, { db, settings, receiverPolicy, keyring, onDeleted }) => {
   app.addHook('preHandler', requireWebhooksEnabled(settings));
 
   app.post(
@@ -203,6 +205,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
     },
     async (request, reply) => {
       await deleteWebhook(db, request.params.webhookId);
+      onDeleted?.(request.params.webhookId);
       return noContent(reply);
     },
   );

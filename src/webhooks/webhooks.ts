@@ -378,3 +378,9 @@ export async function listWebhooksPage(db: Queryable, page: { offset: number; li
   const { rows } = await db.query<{ total: number }>('SELECT count(*) AS total FROM webhooks');
   return { totalCount: rows[0]?.total ?? 0, items: await listWebhooks(db, undefined, page) };
 }
+
+/** Which of `ids` are webhooks still (the others were deleted, in this process or another). */
+export async function existingWebhookIds(db: Queryable, ids: readonly number[]): Promise<number[]> {
+  const { rows } = await db.query<{ id: number }>('SELECT id FROM webhooks WHERE id = ANY($1::int[])', [ids]);
+  return rows.map((row) => row.id);
+}
