@@ -4,6 +4,7 @@ import { bootstrapAdmin } from './auth/bootstrap.js';
 import type { ProcessConfig } from './env.js';
 import { SettingsStore } from './settings/settings-store.js';
 import { createDatabase, type Database } from './db/database.js';
+import { restrictNewFiles } from './db/data-dir-modes.js';
 import { migrate } from './db/migrate.js';
 import { startDeliveryEngine, type DeliveryEngine } from './delivery/engine.js';
 import { schedulesProblem } from './delivery/schedule-health.js';
@@ -50,6 +51,8 @@ export interface ServiceOptions {
  */
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { config, logger } = options;
+  // Whatever this process writes under DATA_DIR (the embedded database, embedded graphs) is its owner's alone.
+  restrictNewFiles();
   const databaseKind = options.db?.kind ?? (config.databaseUrl ? 'postgres' : 'pglite');
   const loadKeys = () => loadKeyring({ ...config, databaseKind });
   // On PostgreSQL the key comes first: without one the process stops here with the one-line message
