@@ -55,8 +55,8 @@ export function normaliseUsername(username: string): string {
 }
 
 /**
- * `username` (normalised) may be `email`'s owner's: one shaped like an email address is refused unless it is the
- * user's own email, or a user named `boss@example.com` would be taken for whoever signs in with that address.
+ * Checks a (normalised) username of the user whose email is `ownEmail`. One with `@` is refused unless it is that
+ * email: a user named `boss@example.com` would be taken for whoever signs in with that address.
  */
 function checkUsername(username: string, ownEmail: string): void {
   if (!USERNAME.test(username)) {

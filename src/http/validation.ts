@@ -139,8 +139,9 @@ function textProblem(text: string): string | undefined {
  * Iterative on purpose: a recursive walk (ajv, JSON.stringify) is what a body of nested arrays overflows.
  *
  * Two passes: a cheap one that only says whether there is a problem, and, when there is, the one that names the
- * field. The cheap pass allocates nothing per number, boolean or null and builds no field names: naming every element
- * cost 212 ms for a 1 MiB body of 500,000 numbers (JSON.parse: 16 ms); the cheap pass takes a few milliseconds.
+ * field. The cheap pass allocates nothing per number, boolean or null and builds no field names. Measured here on a
+ * 1 MiB body of 500,000 numbers: naming every element took 300–460 ms a call (JSON.parse: ~16 ms); the cheap pass
+ * 23–38 ms on its first, cold calls and 0.2–0.3 ms once compiled; 100,000 short strings: 44–62 ms → 3.5–4.5 ms.
  */
 export function findJsonProblem(root: unknown): string | undefined {
   return hasJsonProblem(root) ? describeJsonProblem(root) : undefined;
