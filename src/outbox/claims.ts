@@ -141,8 +141,8 @@ export interface RecordedAttempts {
   /** Outcomes that applied (an outcome whose lease had passed to another claim changes nothing). */
   recorded: number;
   /**
-   * Webhooks whose attempts in this batch all failed, and whose attempts have all been failing for at least
-   * `autoDisableAfterMs`: the ones to disable (see disableFailingWebhooks), checked again there. Judged by the recent
+   * Webhooks whose attempts in this batch all failed, the last of them at least `autoDisableAfterMs` after the first
+   * failed attempt with none sent since: the ones to disable (see disableFailingWebhooks), checked again there. Judged by the recent
    * attempts alone, not by a delivery reaching the end of its retries: with a backlog, claims take the oldest due
    * first, so a timing-out receiver's retries waited behind untried deliveries and it took tens of minutes (hours at
    * larger backlogs) before one ended `failed`.
@@ -214,7 +214,8 @@ export const RECORD_ATTEMPTS_SQL = `WITH recorded AS (
        RETURNING d.webhook_id, d.status, d.is_ping, u.attempted_at
      ), outcomes AS (
        SELECT webhook_id, bool_or(status = 'sent') AS any_sent,
-              to_timestamp(min(attempted_at) FILTER (WHERE status <> 'sent') / 1000.0) AS first_failure
+              to_timestamp(min(attempted_at) FILTER (WHERE status <> 'sent') / 1000.0) AS first_failure,
+              to_timestamp(max(attempted_at) FILTER (WHERE status <> 'sent') / 1000.0) AS last_failure
        FROM recorded WHERE NOT is_ping GROUP BY webhook_id
      ), health AS (
        UPDATE webhooks w SET failing_since = CASE WHEN o.any_sent THEN NULL ELSE o.first_failure END
@@ -226,11 +227,13 @@ export const RECORD_ATTEMPTS_SQL = `WITH recorded AS (
               -- The webhook rows as they were before this statement: a failing_since set just now is first_failure.
               SELECT o.webhook_id FROM outcomes o JOIN webhooks w ON w.id = o.webhook_id
               WHERE $9::float8 > 0 AND NOT o.any_sent AND w.enabled
-                AND COALESCE(w.failing_since, o.first_failure) <= now() - $9::float8 * interval '1 millisecond'
+                -- The streak's length between attempts, not up to this write: an outcome written late (a busy
+                -- process, an outage) must not make one failed attempt a streak.
+                AND COALESCE(w.failing_since, o.first_failure) <= o.last_failure - $9::float8 * interval '1 millisecond'
               ORDER BY o.webhook_id
             ) AS "failingWebhookIds"`;
 
-const RECORD_ATTEMPTS = namedStatement('record_attempts_v1', RECORD_ATTEMPTS_SQL);
+const RECORD_ATTEMPTS = namedStatement('record_attempts_v2', RECORD_ATTEMPTS_SQL);
 
 /** Gives back claims that were never attempted (a stopping worker's queue): due now, the attempt uncounted. */
 export async function releaseClaims(db: Queryable, claims: readonly Pick<ClaimedDelivery, 'id' | 'leaseToken'>[]): Promise<void> {
