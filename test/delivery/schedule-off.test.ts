@@ -37,6 +37,8 @@ describe('turning the delivery schedule off stops a drain under way', () => {
     await receiver.waitFor(40, 10_000);
     await setFrequency('none');
     await sleep(1000);
+    // The drain under way finished its attempts in flight and ended.
+    expect(t.service.engine.worker.mode).toBe('paused');
     const soon = receiver.received.length;
     await sleep(2000);
     // Nothing new went out after the first second (attempts already in flight end within 50 ms).
@@ -55,6 +57,7 @@ describe('turning the delivery schedule off stops a drain under way', () => {
 
     // On again: the rest goes out, each delivery once.
     await setFrequency('* * * * * *');
+    expect(['idle', 'draining']).toContain(t.service.engine.worker.mode);
     await receiver.waitFor(TOTAL, 30_000);
     await sleep(200);
     const ids = receiver.received.map((r) => r.headers['webhook-id']);

@@ -21,8 +21,14 @@ describe('stopping the worker', () => {
 
   it('gives back what a claim in progress brought, and attempts nothing after the stop', async () => {
     // drain() runs up to its first await, the claim; stop() then lands while that claim is on its way.
-    const draining = t.service.engine.worker.drain();
-    await t.service.engine.worker.stop();
+    const worker = t.service.engine.worker;
+    expect(worker.mode).toBe('idle');
+    const draining = worker.drain();
+    expect(worker.mode).toBe('draining');
+    const stopping = worker.stop();
+    expect(worker.mode).toBe('stopping');
+    await stopping;
+    expect(worker.mode).toBe('stopped');
     expect(await draining).toBe(0);
     expect(receiver.received).toHaveLength(0);
     const { rows } = await t.db.query<{ status: string; attempts: number; locked: boolean; due: boolean }>(
