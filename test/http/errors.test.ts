@@ -62,7 +62,7 @@ describe('errors (docs/api.md, Errors)', () => {
     expect(tooLong.body.message).toMatch(/^a path parameter of ".*…" is longer than 1024 characters$/);
     // Below the router's limit, the route's schema answers, naming the parameter.
     const long = await t.admin.get(`/api/${'a'.repeat(200)}/alerts`);
-    expect(long.body).toEqual({ key: 'invalid_parameter', message: 'path parameter sourceKey must match ^[A-Za-z0-9_-]{1,64}$' });
+    expect(long.body).toEqual({ key: 'invalid_parameter', message: 'path parameter sourceKey must match ^[A-Za-z0-9_-]{1,64}$', field: 'sourceKey' });
   });
 
   it('answers what Node\'s HTTP parser refuses with {key, message}: headers too large (431), not HTTP (400)', async () => {
