@@ -20,6 +20,11 @@ Commands:
                                     is read as JSON when it is JSON, else as a string:
                                       alert-webhooks config set deliveryFrequency '*/10 * * * * *'
                                       alert-webhooks config set retryScheduleMs '[60000, 300000]'
+  graph load <sourceKey> --nodes <Label>=<file.csv> … [--edges <Type>=<file.csv> …]
+                                    load CSV files into a data source's embedded graph, all or nothing; tables
+                                    are made from the headers (a node file's first column is its key; an edge
+                                    file starts from:<Label>,to:<Label>; other columns name:TYPE, STRING if
+                                    untyped); the service must be stopped (it holds the graph)
   help, --version
 
 The admin, webhooks, deliveries and config commands work on the database directly: on PostgreSQL while the
