@@ -41,7 +41,7 @@ describe('bad input is a 400 naming the field, never a 500 (issue 8, items 9 and
       const response = await t.admin.get('/api/src%00/alerts');
       expect(response.body).toEqual({ key: 'invalid_parameter', message: 'path parameter sourceKey must match ^[A-Za-z0-9_-]{1,64}$', field: 'sourceKey' });
       const id = await t.admin.delete('/api/admin/users/1%00');
-      expect(id.body).toEqual({ key: 'invalid_parameter', message: `path parameter id ${DIGITS_ONLY}, got "1\\u0000"` });
+      expect(id.body).toEqual({ key: 'invalid_parameter', message: `path parameter id ${DIGITS_ONLY}, got "1\\u0000"`, field: 'id' });
     });
 
     it('answers 401, not 500, to an API key header whose email holds U+0000', async () => {
