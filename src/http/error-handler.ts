@@ -11,10 +11,11 @@ import { AppError } from '../errors.js';
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
-      return reply.status(error.status).send({ key: error.key, message: error.message });
+      return reply.status(error.status).send({ key: error.key, message: error.message, ...(error.field === undefined ? {} : { field: error.field }) });
     }
     if (error.validation) {
-      return reply.status(400).send({ key: 'invalid_parameter', message: error.message });
+      const { field } = error as { field?: string };
+      return reply.status(400).send({ key: 'invalid_parameter', message: error.message, ...(field === undefined ? {} : { field }) });
     }
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
