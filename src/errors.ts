@@ -1,6 +1,7 @@
 /**
  * The closed catalogue of error keys the API answers, each with its one HTTP status (docs/api.md, Errors).
- * Every error body is `{key, message}`; the message names the field and the rule that was broken.
+ * Every error body is `{key, message, field?}`; the message names the field and the rule that was broken, and `field`
+ * names the field alone when the error is about one (as the request spells it: `url`, `events[0].sourceKey`).
  */
 export const ERROR_STATUS = {
   invalid_parameter: 400,
@@ -33,6 +34,8 @@ export class AppError extends Error {
     readonly key: ErrorKey,
     message: string,
     status?: number,
+    /** The field the error is about, when there is one. */
+    readonly field?: string,
   ) {
     super(message);
     this.name = 'AppError';
@@ -41,7 +44,7 @@ export class AppError extends Error {
   }
 }
 
-export const invalidParameter = (message: string) => new AppError('invalid_parameter', message);
+export const invalidParameter = (message: string, field?: string) => new AppError('invalid_parameter', message, undefined, field);
 export const notFound = (what: string, id: number | string) => new AppError('not_found', `${what} ${id} was not found`);
 export const alreadyExists = (message: string) => new AppError('already_exists', message);
 export const featureDisabled = () =>

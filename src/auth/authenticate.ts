@@ -52,7 +52,7 @@ export function withAccess<Options extends object>(access: RouteAccess, plugin: 
   };
 }
 
-/** The rule of docs/api.md (Sign-in, users and API keys): every path under /api/admin/ needs the Admin group. */
+/** The rule of docs/api.md (Conventions): every path under /api/admin/ needs the Admin group. */
 export function isAdminPath(path: string): boolean {
   return path === '/api/admin' || path.startsWith('/api/admin/');
 }

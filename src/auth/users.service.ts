@@ -1,19 +1,12 @@
 import { AdvisoryLock } from '../db/advisory-locks.js';
 import type { Database } from '../db/database.js';
 import { AppError, invalidParameter, notFound, uniqueViolationAs } from '../errors.js';
-import { ADMIN_GROUP_ID, ANALYST_GROUP_ID, groupsOf, isKnownGroup, type Group } from './groups.js';
+import { ADMIN_GROUP_ID, ANALYST_GROUP_ID, groupsOf, isKnownGroup } from './groups.js';
 import { hashPassword } from './passwords.js';
+import type { User } from './schemas.js';
 import * as repo from './users.repo.js';
 
-/** A user as the API shows it: never a password or its hash. */
-export interface User {
-  id: number;
-  username: string;
-  email: string;
-  groups: Group[];
-  createdAt: string;
-  updatedAt: string;
-}
+export type { User } from './schemas.js';
 
 export function toUser(row: repo.UserRow): User {
   return {
@@ -38,7 +31,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const USERNAME = new RegExp(`^[^\\s@][^\\s]{0,${MAX_USERNAME_LENGTH - 1}}$`);
 
 export function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) throw invalidParameter(`password must be at least ${MIN_PASSWORD_LENGTH} characters long`);
+  if (password.length < MIN_PASSWORD_LENGTH) throw invalidParameter(`password must be at least ${MIN_PASSWORD_LENGTH} characters long`, 'password');
 }
 
 // Characters that show as nothing or change the direction of what follows: `admin\u200b` and `admin\u202e` looked
@@ -60,7 +53,7 @@ export function normaliseUsername(username: string): string {
  */
 function checkUsername(username: string, ownEmail: string): void {
   if (!USERNAME.test(username)) {
-    throw invalidParameter(`username must be 1 to ${MAX_USERNAME_LENGTH} characters, without spaces, and must not start with @`);
+    throw invalidParameter(`username must be 1 to ${MAX_USERNAME_LENGTH} characters, without spaces, and must not start with @`, 'username');
   }
   if (INVISIBLE.test(username)) {
     throw invalidParameter('username must not contain invisible, control or text-direction characters (such as U+200B or U+202E)');
@@ -71,13 +64,13 @@ function checkUsername(username: string, ownEmail: string): void {
 }
 
 function checkEmail(email: string): void {
-  if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) throw invalidParameter(`email "${email}" is not an email address (name@domain)`);
+  if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) throw invalidParameter(`email "${email}" is not an email address (name@domain)`, 'email');
 }
 
 export function checkGroups(groups: number[], field = 'groups'): number[] {
-  if (groups.length === 0) throw invalidParameter(`${field} must name at least one group`);
+  if (groups.length === 0) throw invalidParameter(`${field} must name at least one group`, field);
   for (const id of groups) {
-    if (!isKnownGroup(id)) throw invalidParameter(`${field} contains ${id}, which is not a group (1 = Admin, 2 = Analyst)`);
+    if (!isKnownGroup(id)) throw invalidParameter(`${field} contains ${id}, which is not a group (1 = Admin, 2 = Analyst)`, field);
   }
   return [...new Set(groups)];
 }

@@ -27,10 +27,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.status(503).send({ key: 'database_unavailable', message: `the database is unavailable right now: try again in ${DATABASE_RETRY_AFTER_SECONDS} seconds` });
     }
     if (error instanceof AppError) {
-      return reply.status(error.status).send({ key: error.key, message: error.message });
+      return reply.status(error.status).send({ key: error.key, message: error.message, ...(error.field === undefined ? {} : { field: error.field }) });
     }
     if (error.validation) {
-      return reply.status(400).send({ key: 'invalid_parameter', message: error.message });
+      const { field } = error as { field?: string };
+      return reply.status(400).send({ key: 'invalid_parameter', message: error.message, ...(field === undefined ? {} : { field }) });
     }
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':

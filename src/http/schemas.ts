@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { ERROR_STATUS, type ErrorKey } from '../errors.js';
 
 /**
@@ -6,14 +6,19 @@ import { ERROR_STATUS, type ErrorKey } from '../errors.js';
  * lives beside them in that domain's `schemas.ts` (it takes the domain's limits); never in a route file.
  */
 
-/** Every error answer: `key` from the closed catalogue (src/errors.ts), `message` naming the field and the rule. */
+/**
+ * Every error answer: `key` from the closed catalogue (src/errors.ts), `message` naming the field and the rule, and
+ * `field` when the error is about one.
+ */
 export const ErrorBody = Type.Object(
   {
     key: Type.Enum(Object.keys(ERROR_STATUS) as ErrorKey[], { description: 'what went wrong, from the closed catalogue of error keys' }),
     message: Type.String({ description: 'for people: names the field and the rule that was broken' }),
+    field: Type.Optional(Type.String({ description: 'the field the error is about, as the request spells it (url, events[0].sourceKey, webhooks.requestTimeoutMs)' })),
   },
-  { $id: 'Error', description: 'An error: {key, message}' },
+  { $id: 'Error', description: 'An error: {key, message, field?}' },
 );
+export type ErrorAnswer = Static<typeof ErrorBody>;
 
 export const Timestamp = Type.String({ description: 'ISO 8601 UTC with milliseconds' });
 

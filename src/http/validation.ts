@@ -102,9 +102,20 @@ export function describeValidationError(error: ErrorObject, part: string): strin
   }
 }
 
+/** The field one ajv error is about, as describeValidationError names it; none for the body as a whole. */
+export function validationErrorField(error: ErrorObject): string | undefined {
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required') return fieldName(error.instancePath, String(params.missingProperty));
+  if (error.keyword === 'additionalProperties') return fieldName(error.instancePath, String(params.additionalProperty));
+  return fieldName(error.instancePath) || undefined;
+}
+
+/** The request's first validation error, with the field it is about (the error handler answers both). */
 export function schemaErrorFormatter(errors: ErrorObject[], dataVar: string): Error {
   const first = errors[0];
-  return new Error(first ? describeValidationError(first, dataVar) : `${dataVar} is invalid`);
+  const error = new Error(first ? describeValidationError(first, dataVar) : `${dataVar} is invalid`);
+  const field = first && validationErrorField(first);
+  return field === undefined ? error : Object.assign(error, { field });
 }
 
 /**

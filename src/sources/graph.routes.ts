@@ -48,19 +48,20 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
       const options = { timeoutMs, maxRows: limit };
       const started = performance.now();
       const observe = (outcome: string) => metrics?.graphQuery(request.params.sourceKey, outcome, (performance.now() - started) / 1000);
-      let stream: RowStream;
+      // Every query is first run read-only, where the engine itself refuses any write (before the run, or at its end
+      // on Memgraph, where the run is then rolled back); only an Admin's query on a graph that allows writes is then
+      // run again as a write.
+      const run = async (readOnly: boolean) => collect(await graph.run(request.body.query, { ...options, readOnly }));
       try {
-        // Every query is first tried read-only, where the engine itself refuses any write; only an Admin's query on
-        // a graph that allows writes is then run as a write.
-        stream = await graph.run(request.body.query, { ...options, readOnly: true });
-      } catch (err) {
-        if (!(err instanceof GraphError) || err.key !== 'write_forbidden') throw err;
-        if (!isAdmin(principal)) throw new GraphError('write_forbidden', 'this query writes to the graph: only Admins may run write queries');
-        if (!settings.allowWrites) throw new GraphError('write_forbidden', `this query writes to the graph, and the graph of data source "${request.params.sourceKey}" does not allow writes (graph.allowWrites)`);
-        stream = await graph.run(request.body.query, { ...options, readOnly: false });
-      }
-      try {
-        const answer = await collect(stream);
+        let answer: Awaited<ReturnType<typeof run>>;
+        try {
+          answer = await run(true);
+        } catch (err) {
+          if (!(err instanceof GraphError) || err.key !== 'write_forbidden') throw err;
+          if (!isAdmin(principal)) throw new GraphError('write_forbidden', 'this query writes to the graph: only Admins may run write queries');
+          if (!settings.allowWrites) throw new GraphError('write_forbidden', `this query writes to the graph, and the graph of data source "${request.params.sourceKey}" does not allow writes (graph.allowWrites)`);
+          answer = await run(false);
+        }
         observe('ok');
         return answer;
       } catch (err) {
@@ -95,16 +96,17 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
   );
 };
 
-/** Reads the rows into one subgraph, each item once, stopping at MAX_ANSWER_ITEMS. */
+/**
+ * Reads the rows into one subgraph, each item once, up to MAX_ANSWER_ITEMS. The rows past it are still read (at
+ * most the query's `limit`), not left: stopping a write's stream early would roll it back on Bolt.
+ */
 async function collect(stream: RowStream) {
   const subgraph = new Subgraph();
   let cut = false;
   for await (const row of stream) {
+    if (cut) continue;
     subgraph.addRow(row);
-    if (subgraph.size >= MAX_ANSWER_ITEMS) {
-      cut = true;
-      break;
-    }
+    if (subgraph.size >= MAX_ANSWER_ITEMS) cut = true;
   }
   await stream.close();
   return { ...subgraph.toJSON(), truncatedByLimit: cut || stream.truncated, truncatedByAccess: false };

@@ -1,6 +1,7 @@
 import type { Database, Queryable } from '../db/database.js';
 import { SecretsKeyError, type Keyring } from '../secrets/keyring.js';
 import { needsResealing, openSecret, SealedSecretError, sealSecret } from '../secrets/secret-box.js';
+import { graphPasswordKeyIds } from '../sources/graph-password-sealing.js';
 
 /**
  * The secret columns as a whole: sealing the plain secrets an older version stored (at start), checking this
@@ -93,18 +94,23 @@ export async function sealingKeyIds(db: Queryable): Promise<Map<string, number>>
 
 /**
  * Refuses (SecretsKeyError, one line naming key ids, never a key) when a secret in use is sealed under a key this
- * process does not have: a process started with the wrong SECRETS_KEY (or a new DATA_DIR/secrets.key beside an
- * old database) could not sign a single delivery, and would only fail them one by one. `origin` says where the
- * current key came from; `advice` what to do about it.
+ * process does not have: a webhook's secret, or a data source's Bolt password (src/sources/graph-password-sealing.ts).
+ * A process started with the wrong SECRETS_KEY (or a new DATA_DIR/secrets.key beside an old database) could not sign
+ * a single delivery nor reach those graphs, and would only fail them one by one. `origin` says where the current key
+ * came from; `advice` what to do about it.
  */
 export async function requireSealingKeys(db: Queryable, keyring: Keyring, { origin, advice }: { origin: string; advice: string }): Promise<void> {
   const known = new Set([keyring.current.id, keyring.previous?.id]);
-  const unknown = [...(await sealingKeyIds(db))].filter(([id]) => !known.has(id));
+  const webhooks = await sealingKeyIds(db);
+  const sources = await graphPasswordKeyIds(db);
+  const unknown = [...new Set([...webhooks.keys(), ...sources.keys()])].filter((id) => !known.has(id)).sort();
   if (unknown.length === 0) return;
-  const sealed = unknown.map(([id, webhooks]) => `${id} (${webhooks} webhook${webhooks === 1 ? '' : 's'})`).join(', ');
+  const count = (n: number | undefined, one: string, many: string) => (n ? [`${n} ${n === 1 ? one : many}`] : []);
+  const sealed = unknown.map((id) => `${id} (${[...count(webhooks.get(id), 'webhook', 'webhooks'), ...count(sources.get(id), 'data source', 'data sources')].join(', ')})`).join(', ');
+  const what = [...(unknown.some((id) => webhooks.has(id)) ? ['webhook secrets'] : []), ...(unknown.some((id) => sources.has(id)) ? ['data source passwords'] : [])].join(' and ');
   const previous = keyring.previous === undefined ? 'SECRETS_KEY_PREVIOUS is unset' : `SECRETS_KEY_PREVIOUS is key ${keyring.previous.id}`;
   throw new SecretsKeyError(
-    `webhook secrets are sealed under key ${sealed}, which this process does not have: its key is ${keyring.current.id} (from ${origin}) and ${previous}. ${advice}`,
+    `${what} are sealed under key ${sealed}, which this process does not have: its key is ${keyring.current.id} (from ${origin}) and ${previous}. ${advice}`,
   );
 }
 

@@ -3,6 +3,7 @@ import { claimAlert, runClaimedAlert } from '../../src/alerts/alert-run.js';
 import { AlertScheduler } from '../../src/alerts/alert-scheduler.js';
 import { createWebhook } from '../support/fixtures.js';
 import { waitUntil } from '../support/processes.js';
+import { freePort } from '../cli/cli-support.js';
 import { useTestService, type ApiClient } from '../support/test-service.js';
 
 const SHARED_PHONE = 'MATCH (a:Client)-[:HAS_PHONE]->(p:Phone)<-[:HAS_PHONE]-(b:Client) WHERE a.id < b.id RETURN a, b, p, p.number AS phone';
@@ -205,6 +206,27 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     expect(late).toMatchObject({ outcome: 'failed', matchesNew: 0, events: 0 });
     expect(await events()).toEqual([...before, 'newMatch']);
     expect((await t.admin.post(`/api/admin/fraud/alerts/${alertId}/run`, {})).body).toEqual({ alreadyRunning: false });
+  });
+
+  it('reports an unreachable graph on the alert and tries again later, sooner than its CRON, waiting longer each time', async () => {
+    const port = await freePort();
+    // A Bolt source nothing answers for: stored directly, as creating it through the API checks the connection.
+    await t.db.query(`INSERT INTO data_sources (key, name, graph) VALUES ('away', 'Away', $1)`, [JSON.stringify({ vendor: 'neo4j', url: `bolt://127.0.0.1:${port}`, user: 'neo4j', allowWrites: false })]);
+    const { rows } = await t.db.query<{ id: number }>("INSERT INTO alerts (source_key, title, cron, next_run_at) VALUES ('away', 'Away', '0 0 1 1 *', now()) RETURNING id");
+    const id = rows[0]!.id;
+    await t.db.query("INSERT INTO alert_queries (alert_id, name, query) VALUES ($1, 'q', 'MATCH (n) RETURN n')", [id]);
+    const runs = t.service.alertRuns;
+    const next = async () => (await t.admin.get(`/api/away/alerts/${id}`)).body;
+    for (const wait of [30, 60]) {
+      const before = Date.now();
+      const claimed = await claimAlert(t.db, runs.owner, id, runs.limits);
+      expect((await runClaimedAlert(runs, { ...claimed!, manual: false })).outcome).toBe('failed');
+      const alert = await next();
+      expect(alert.lastRunProblem).toEqual([{ source: 'alertQuery', queryId: expect.any(Number), error: { key: 'data_source_unavailable', message: expect.stringMatching(/unreachable/) }, partial: false }]);
+      const retryIn = (new Date(alert.nextRun).getTime() - before) / 1000;
+      expect(retryIn).toBeGreaterThan(wait - 5);
+      expect(retryIn).toBeLessThan(wait + 30);
+    }
   });
 
   it('previews what a query finds without recording anything', async () => {

@@ -63,7 +63,7 @@ describe('sign-in', () => {
   it('validates the sign-in body, naming the field', async () => {
     const response = await t.anonymous.post('/api/auth/login', { password: 'x' });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ key: 'invalid_parameter', message: 'field usernameOrEmail is required' });
+    expect(response.body).toEqual({ key: 'invalid_parameter', message: 'field usernameOrEmail is required', field: 'usernameOrEmail' });
   });
 });
 

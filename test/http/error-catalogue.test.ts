@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ERROR_STATUS, type ErrorKey } from '../../src/errors.js';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
-import { startTestService, type ApiAnswer, type TestService } from '../support/test-service.js';
+import { type ApiAnswer, useTestService } from '../support/test-service.js';
 
 /**
  * Every key of the catalogue is one a caller can meet: each is reached here through a real route, answered with its
@@ -10,13 +10,9 @@ import { startTestService, type ApiAnswer, type TestService } from '../support/t
  * no route of a working service with its database answers them.)
  */
 describe('the error catalogue, as routes answer it', () => {
-  let t: TestService;
+  const t = useTestService();
   const seen = new Map<string, number>();
 
-  beforeAll(async () => {
-    t = await startTestService();
-  });
-  afterAll(async () => t?.close());
 
   function expectError(answer: ApiAnswer, key: ErrorKey): void {
     expect(answer.body, JSON.stringify(answer.body)).toMatchObject({ key });

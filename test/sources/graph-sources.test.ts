@@ -1,15 +1,6 @@
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { freePort } from '../cli/cli-support.js';
 import { useTestService } from '../support/test-service.js';
-
-/** A loopback port nothing listens on: a Bolt URL that cannot be reached. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const SCHEMA = [
   'CREATE NODE TABLE Client(id STRING, name STRING, PRIMARY KEY(id))',
@@ -90,7 +81,7 @@ describe('data sources with a graph, and LKE\'s graph routes', () => {
   });
 
   it('refuses a Neo4j graph it cannot reach, saying so, and stores nothing; never answers a password', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const answer = await t.admin.post('/api/admin/sources', {
       key: 'remote',
       name: 'Remote',

@@ -1,7 +1,12 @@
 /**
- * Neo4j and Memgraph over Bolt (neo4j-driver) as a GraphSource. A read-only run is refused before it starts when
- * the server's plan says it writes (EXPLAIN's query type), and runs in a READ transaction besides; the time-out is
- * the server's transaction time-out, with the client closing the session shortly after as a backstop.
+ * Neo4j and Memgraph over Bolt (neo4j-driver) as a GraphSource. The time-out is the server's transaction time-out,
+ * with the client closing the session shortly after as a backstop.
+ *
+ * Read-only runs hold three ways: they run in a READ transaction, that transaction is never committed (always
+ * rolled back, whatever the query did), and a write is refused with `write_forbidden`. On Neo4j the planner says
+ * before the run (EXPLAIN's query type); Memgraph answers "rw" to every EXPLAIN, so there the run's own query type
+ * and counters decide at its end, its rows having been read in a transaction that is then rolled back.
+ * A run that may write is committed when its rows have all been read (the rest read and dropped past `maxRows`).
  */
 import neo4j, { type Driver, type Session } from 'neo4j-driver';
 import { GraphError, type GraphSource, type RowStream, type RunOptions } from '../graph-source.js';
@@ -25,6 +30,8 @@ export class BoltGraph implements GraphSource {
   readonly vendor = 'neo4j' as const;
   readonly #driver: Driver;
   readonly #options: BoltGraphOptions;
+  /** Whether the server is Neo4j, whose EXPLAIN tells reads from writes (asked once). */
+  #plansTell: Promise<boolean> | undefined;
 
   constructor(options: BoltGraphOptions) {
     this.#options = options;
@@ -52,11 +59,12 @@ export class BoltGraph implements GraphSource {
     const session = this.#session(options.readOnly);
     const params = options.params ?? {};
     try {
-      if (options.readOnly) await this.#refuseWrites(session, query, params);
+      const planned = options.readOnly && (await this.#plansTellWrites());
+      if (planned) await this.#refuseWrites(session, query, params);
       const tx = await session.beginTransaction({ timeout: options.timeoutMs });
       const result = tx.run(query, params);
       const keys = await result.keys();
-      return new BoltRowStream(keys, result, session, tx, options, (err) => this.#error(err));
+      return new BoltRowStream(keys, result, session, tx, { ...options, checkAtEnd: options.readOnly && !planned }, (err) => this.#error(err));
     } catch (err) {
       await session.close().catch(() => undefined);
       throw this.#error(err);
@@ -106,6 +114,17 @@ export class BoltGraph implements GraphSource {
     });
   }
 
+  #plansTellWrites(): Promise<boolean> {
+    this.#plansTell ??= this.#driver.getServerInfo(this.#options.database ? { database: this.#options.database } : undefined).then(
+      (info) => /^Neo4j\//i.test(info.agent ?? ''),
+      (err: unknown) => {
+        this.#plansTell = undefined;
+        throw err;
+      },
+    );
+    return this.#plansTell;
+  }
+
   /** Asks the server's planner what the query does: anything but a read is refused before it runs. */
   async #refuseWrites(session: Session, query: string, params: Record<string, unknown>): Promise<void> {
     const summary = await session.run(`EXPLAIN ${query}`, params).summary();
@@ -125,6 +144,11 @@ export function boltError(err: unknown, label: string): GraphError {
   if (code === 'ServiceUnavailable' || code === 'SessionExpired' || /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|Could not perform discovery/i.test(message)) {
     return new GraphError('data_source_unavailable', `the graph of ${label} is unreachable: ${message}`);
   }
+  if (code === 'Neo.ClientError.Security.Forbidden') {
+    // The graph's user may not do this: a write by a user with a reader role, or a database it may not use.
+    if (/write/i.test(message)) return new GraphError('write_forbidden', `the graph's user may not write: ${message}`);
+    return new GraphError('data_source_unavailable', `the graph of ${label} refused access: ${message}`);
+  }
   if (code.startsWith('Neo.ClientError.Security.')) return new GraphError('data_source_unavailable', `the graph of ${label} refused the credentials: authentication failed`);
   if (code === 'Neo.ClientError.Database.DatabaseNotFound') return new GraphError('data_source_unavailable', `the graph of ${label} has no such database: ${message}`);
   if (code.includes('TransactionTimedOut') || code.includes('TransactionTimedOutClientConfiguration') || /timed? ?out/i.test(message)) {
@@ -133,16 +157,21 @@ export function boltError(err: unknown, label: string): GraphError {
   if (code === 'Neo.ClientError.Statement.AccessMode' || /read access mode|read-only/i.test(message)) {
     return new GraphError('write_forbidden', `this query writes: only read queries may run here (${message})`);
   }
-  if (code.startsWith('Neo.ClientError.')) return new GraphError('bad_graph_request', message);
+  // Memgraph names its client errors (a syntax error, an unknown function) Memgraph.ClientError.*.
+  if (code.startsWith('Neo.ClientError.') || code.startsWith('Memgraph.ClientError.')) return new GraphError('bad_graph_request', message);
   return new GraphError('data_source_unavailable', `the graph of ${label} failed: ${message}`);
 }
 
 type BoltTransaction = Awaited<ReturnType<Session['beginTransaction']>>;
 type BoltResult = ReturnType<BoltTransaction['run']>;
 
+type StreamOptions = RunOptions & { checkAtEnd: boolean };
+
 class BoltRowStream implements RowStream {
   truncated = false;
   #closed = false;
+  #committed = false;
+  #timedOut = false;
   readonly #backstop: NodeJS.Timeout;
 
   constructor(
@@ -150,11 +179,14 @@ class BoltRowStream implements RowStream {
     private readonly result: BoltResult,
     private readonly session: Session,
     private readonly tx: BoltTransaction,
-    private readonly options: RunOptions,
+    private readonly options: StreamOptions,
     private readonly mapError: (err: unknown) => GraphError,
   ) {
     // The server stops the transaction at its time-out; a server that does not is left behind shortly after.
-    this.#backstop = setTimeout(() => void this.close(), options.timeoutMs + BACKSTOP_MS);
+    this.#backstop = setTimeout(() => {
+      this.#timedOut = true;
+      void this.close();
+    }, options.timeoutMs + BACKSTOP_MS);
     options.signal?.addEventListener('abort', () => void this.close(), { once: true });
   }
 
@@ -166,18 +198,35 @@ class BoltRowStream implements RowStream {
         if (this.#closed) break;
         if (read >= this.options.maxRows) {
           this.truncated = true;
-          break;
+          // A read stops here (its transaction is rolled back); a write runs to its end before it is committed.
+          if (this.options.readOnly) break;
+          continue;
         }
         read++;
         const row: GraphRow = {};
         for (const key of this.columns) row[key] = boltValue(record.get(key), readAt);
         yield row;
       }
+      if (this.#timedOut) throw new GraphError('graph_request_timeout', 'the query ran past its time-out and was stopped');
+      if (this.#closed) return;
+      if (this.options.checkAtEnd && !this.truncated) await this.#refuseIfWrote();
+      if (!this.options.readOnly) {
+        await this.tx.commit();
+        this.#committed = true;
+      }
     } catch (err) {
-      if (this.#closed && !this.truncated) throw new GraphError('graph_request_timeout', 'the query ran past its time-out and was stopped');
+      if (this.#timedOut) throw new GraphError('graph_request_timeout', 'the query ran past its time-out and was stopped');
       throw this.mapError(err);
     } finally {
       await this.close();
+    }
+  }
+
+  /** The server's own account of the run (Memgraph): anything but a read is refused, and is rolled back by close(). */
+  async #refuseIfWrote(): Promise<void> {
+    const summary = await this.result.summary();
+    if (summary.queryType !== 'r' || summary.counters.containsUpdates() || summary.counters.containsSystemUpdates()) {
+      throw new GraphError('write_forbidden', `this query writes (query type "${summary.queryType}"): only read queries may run here; nothing was written`);
     }
   }
 
@@ -185,7 +234,7 @@ class BoltRowStream implements RowStream {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#backstop);
-    await this.tx.rollback().catch(() => undefined);
+    if (!this.#committed) await this.tx.rollback().catch(() => undefined);
     await this.session.close().catch(() => undefined);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * neo4j-driver's values turned into this service's graph values: nodes and relationships with their `elementId`
  * as id (stable for as long as the item exists), paths, lists and maps through, Neo4j integers as numbers when
- * exact (as text otherwise), temporal and spatial values as their ISO text.
+ * exact (as text otherwise), temporal values as their ISO text, points as maps ({srid, x, y, z?}), vectors as lists
+ * of numbers, UUIDs as their text, bytes as base64.
  */
 import neo4j, { type Node, type Path, type Relationship } from 'neo4j-driver';
 import { EdgeValue, graphEdge, graphNode, NodeValue, PathValue, type GraphEdge, type GraphNode, type GraphValue, type PropertyValue } from '../items.js';
@@ -42,14 +43,18 @@ function boltProperty(value: unknown): PropertyValue {
   if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') return value;
   if (Array.isArray(value)) return value.map(boltProperty);
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
-  if (isTemporalOrSpatial(value)) return String(value);
+  if (isTemporal(value)) return String(value);
+  // A point's own text (`Point{srid=4326.0, x=…}`) is no standard form: its coordinates are kept as numbers.
+  if (neo4j.isPoint(value)) {
+    const point = value as InstanceType<typeof neo4j.types.Point>;
+    return { srid: boltProperty(point.srid), x: point.x, y: point.y, ...(point.z === undefined ? {} : { z: point.z }) };
+  }
+  if (neo4j.isVector(value)) return boltProperty(Array.from((value as InstanceType<typeof neo4j.Vector>).asTypedArray() as ArrayLike<number | bigint>));
+  if (neo4j.isUUID(value)) return String(value);
   if (typeof value === 'object') return boltProperties(value as Record<string, unknown>);
   return String(value);
 }
 
-function isTemporalOrSpatial(value: unknown): boolean {
-  return (
-    neo4j.isDate(value) || neo4j.isDateTime(value) || neo4j.isLocalDateTime(value) || neo4j.isTime(value) ||
-    neo4j.isLocalTime(value) || neo4j.isDuration(value) || neo4j.isPoint(value)
-  );
+function isTemporal(value: unknown): boolean {
+  return neo4j.isDate(value) || neo4j.isDateTime(value) || neo4j.isLocalDateTime(value) || neo4j.isTime(value) || neo4j.isLocalTime(value) || neo4j.isDuration(value);
 }
