@@ -2,6 +2,7 @@ import { AdvisoryLock } from '../db/advisory-locks.js';
 import type { Database } from '../db/database.js';
 import { AppError, invalidParameter, notFound, uniqueViolationAs } from '../errors.js';
 import { ADMIN_GROUP_ID, ANALYST_GROUP_ID, groupsOf, isKnownGroup, type Group } from './groups.js';
+import { forgetInitialPassword } from './initial-password.js';
 import { hashPassword } from './passwords.js';
 import * as repo from './users.repo.js';
 
@@ -87,15 +88,22 @@ export interface UserChanges {
   groups?: number[] | undefined;
 }
 
-export async function updateUser(db: Database, id: number, changes: UserChanges): Promise<User> {
+/**
+ * `initialPasswordFile`: where this process keeps the first admin's generated password (auth/initial-password.ts),
+ * removed when the password it holds is the one this change replaces.
+ */
+export async function updateUser(db: Database, id: number, changes: UserChanges, options: { initialPasswordFile?: string } = {}): Promise<User> {
   if (changes.username !== undefined) checkUsername(changes.username);
   if (changes.email !== undefined) checkEmail(changes.email);
   if (changes.password !== undefined) checkPassword(changes.password);
   const groupIds = changes.groups === undefined ? undefined : checkGroups(changes.groups);
   const passwordHash = changes.password === undefined ? undefined : await hashPassword(changes.password);
+  let previousHash: string | undefined;
   try {
     await db.transaction(async (tx) => {
-      if (!(await repo.findUserById(tx, id))) throw notFound('user', id);
+      const previous = await repo.findUserById(tx, id);
+      if (!previous) throw notFound('user', id);
+      previousHash = previous.password_hash;
       if (groupIds && !groupIds.includes(ADMIN_GROUP_ID)) await ensureAnotherAdmin(tx, id);
       await repo.updateUser(tx, id, { username: changes.username, email: changes.email, passwordHash });
       if (groupIds) await repo.setUserGroups(tx, id, groupIds);
@@ -105,6 +113,7 @@ export async function updateUser(db: Database, id: number, changes: UserChanges)
   } catch (err) {
     throw uniqueViolationAs(err, repo.USER_UNIQUE_CONSTRAINTS);
   }
+  if (passwordHash && previousHash && options.initialPasswordFile) await forgetInitialPassword(options.initialPasswordFile, previousHash);
   return toUser((await repo.findUserById(db, id))!);
 }
 

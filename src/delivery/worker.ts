@@ -6,6 +6,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { analyzeQueueIfStale, claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type ClaimedDelivery } from '../outbox/claims.js';
 import { attemptDelivery } from './attempt.js';
+import { FailureLog } from './failure-log.js';
 import { EndpointCache } from './endpoints.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import type { DeliverySender } from './sender.js';
@@ -142,6 +143,7 @@ export class DeliveryWorker {
   #laneEpoch = 0; // moves when a lane gains room for a claim or goes away
   #slotWaiters: (() => void)[] = [];
   readonly #outcomes: OutcomeWriter;
+  readonly #failures: FailureLog;
   readonly #endpoints: EndpointCache;
   #draining: Promise<number> | undefined;
   #statisticsCheck: Promise<void> | undefined;
@@ -162,6 +164,7 @@ export class DeliveryWorker {
     private readonly metrics?: Metrics,
   ) {
     this.#outcomes = new OutcomeWriter(db, log, () => settings.webhooks.autoDisableAfterMs, metrics);
+    this.#failures = new FailureLog(log);
     this.#endpoints = new EndpointCache(db, keyring);
   }
 
@@ -438,6 +441,7 @@ export class DeliveryWorker {
     if (!endpoint) return undefined;
     const record = await attemptDelivery(delivery, endpoint, { sender: this.sender, settings: this.settings.webhooks, log: this.log });
     this.metrics?.attempt(delivery.webhookId, record.status, record.logEntry.durationMs / 1000);
+    if (record.status !== 'sent') this.#failures.failed(delivery, record);
     return record;
   }
 

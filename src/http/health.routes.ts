@@ -5,6 +5,10 @@ import { pendingMigrations } from '../db/migration-status.js';
 
 // A database that hangs is as down as one that refuses: /health answers within about this long either way.
 const HEALTH_TIMEOUT_MS = 3000;
+// Probes come every few seconds from every orchestrator and balancer: their request lines would bury the log at
+// info. What a probe finds that matters (down, back, not ready) is logged at warn or info by the handlers below,
+// once per change, whatever this level.
+export const PROBE_LOG_LEVEL = 'warn';
 
 export interface HealthOptions {
   db: Database;
@@ -34,6 +38,7 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules }: Heal
     '/health',
     {
       config: { access: 'public' },
+      logLevel: PROBE_LOG_LEVEL,
       schema: {
         operationId: 'getHealth',
         tags: ['operations'],
@@ -44,7 +49,7 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules }: Heal
     async (request, reply) => {
       const health = await db.health(HEALTH_TIMEOUT_MS);
       if (health.ok) {
-        if (!wasOk) request.log.info('health check: the database answers again');
+        if (!wasOk) app.log.info('health check: the database answers again');
         wasOk = true;
         return { status: 'ok' as const };
       }
@@ -61,6 +66,7 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules }: Heal
     '/health/live',
     {
       config: { access: 'public' },
+      logLevel: PROBE_LOG_LEVEL,
       schema: { operationId: 'getLiveness', tags: ['operations'], summary: 'Liveness: 200 whenever the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
     },
     async () => ({ status: 'ok' as const }),
@@ -74,6 +80,7 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules }: Heal
     '/health/ready',
     {
       config: { access: 'public' },
+      logLevel: PROBE_LOG_LEVEL,
       schema: {
         operationId: 'getReadiness',
         tags: ['operations'],
@@ -84,7 +91,7 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules }: Heal
     async (request, reply) => {
       const problem = await readinessProblem();
       if (problem === undefined) {
-        if (!wasReady) request.log.info('readiness: ready again');
+        if (!wasReady) app.log.info('readiness: ready again');
         wasReady = true;
         return { status: 'ok' as const };
       }

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { inject } from 'vitest';
+import { initialPasswordPath } from '../../src/auth/initial-password.js';
 import { readProcessConfig } from '../../src/config/env.js';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { createLogger } from '../../src/logger.js';
@@ -147,8 +149,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       options.announce?.(line);
     },
   });
-  // A generated admin password is only in what the service printed.
-  const adminPassword = config.adminPassword ?? /password (\S+)/.exec(announced.join('\n'))?.[1] ?? '';
+  // A generated admin password is in DATA_DIR (the line printed says where), or printed where that cannot be written.
+  const adminPassword = config.adminPassword ?? readGeneratedPassword(config.dataDir, announced.join('\n'));
   const admin = await signIn(service.app, 'admin', adminPassword);
   return {
     service,
@@ -168,4 +170,10 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       if (!options.testDb) await testDb.dispose();
     },
   };
+}
+
+function readGeneratedPassword(dataDir: string, printed: string): string {
+  const file = initialPasswordPath(dataDir);
+  if (printed.includes(file)) return readFileSync(file, 'utf8').trim();
+  return /password (\S+)/.exec(printed)?.[1] ?? '';
 }
