@@ -1,5 +1,4 @@
 import { Type, type TSchema } from 'typebox';
-import { CASE_STATUSES } from '../alerts/cases.js';
 
 /**
  * The shapes of the event payloads that src/outbox/events.ts renders (contract §3), for the OpenAPI document's
@@ -7,6 +6,10 @@ import { CASE_STATUSES } from '../alerts/cases.js';
  * checked against these, so test/http/openapi-validate.test.ts compares the two on rendered samples.
  */
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+
+// The case statuses of alerts/cases.ts (CASE_STATUSES), repeated rather than imported: alerts/ imports outbox/.
+// test/http/openapi-validate.test.ts checks the two lists agree.
+export const EVENT_CASE_STATUSES = ['unconfirmed', 'confirmed', 'dismissed', 'in-progress'] as const;
 
 const EventAlert = Type.Object({ id: Type.Integer(), title: Type.String(), description: Type.String({ description: '"" when the alert has none' }) });
 const EventTarget = Type.Object({ nodes: Type.Array(Type.String()), edges: Type.Array(Type.String()) });
@@ -41,7 +44,7 @@ export const CaseStatusChangeEvent = Type.Object(
     sourceKey: Type.String(),
     data: Type.Object({
       alert: EventAlert,
-      case: Type.Object({ id: Type.Integer(), createdAt: Timestamp, updatedAt: Timestamp, status: Type.Enum([...CASE_STATUSES]), url: Type.String() }),
+      case: Type.Object({ id: Type.Integer(), createdAt: Timestamp, updatedAt: Timestamp, status: Type.Enum([...EVENT_CASE_STATUSES]), url: Type.String() }),
       user: Type.Object({ id: Type.Integer(), username: Type.String(), email: Type.String() }),
       comment: Type.String({ description: '"" when none was given' }),
     }),
