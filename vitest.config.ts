@@ -1,6 +1,6 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// The whole suite runs twice: once on the embedded database (PGlite), once on PostgreSQL; the web console's browser
+// The whole suite runs twice (but test/graph/, which needs no database): once on the embedded database (PGlite), once on PostgreSQL; the web console's browser
 // tests (test/console/) once, against the compiled service on its embedded database.
 // Each test file gets its own database, cloned from a template migrated once per run (test/support/global-setup.ts).
 export default defineConfig({
@@ -11,7 +11,8 @@ export default defineConfig({
     reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
       { extends: true, test: { name: 'pglite', env: { TEST_DB: 'pglite' }, include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/console/**'] } },
-      { extends: true, test: { name: 'postgres', env: { TEST_DB: 'postgres' }, include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/console/**'] } },
+      // test/graph/ drives the graph engines alone, with no service database: once is enough.
+      { extends: true, test: { name: 'postgres', env: { TEST_DB: 'postgres' }, include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/console/**', 'test/graph/**'] } },
       { extends: true, test: { name: 'console', env: { TEST_DB: 'pglite' }, include: ['test/console/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 180_000 } },
     ],
   },

@@ -22,6 +22,9 @@ import type { Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { Keyring } from './secrets/keyring.js';
 import { metricsRoutes } from './metrics/metrics.routes.js';
+import { graphRoutes } from './sources/graph.routes.js';
+import type { GraphRegistry } from './sources/graph-registry.js';
+import { sourceRoutes } from './sources/sources.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 
 export interface AppDependencies {
@@ -36,6 +39,8 @@ export interface AppDependencies {
   schedules?: HealthOptions['schedules'];
   /** The process's metrics, served at GET /metrics (loopback, Admin, or METRICS_TOKEN). */
   metrics?: Metrics;
+  /** The data sources' graphs. */
+  graphs: GraphRegistry;
 }
 
 /**
@@ -70,11 +75,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   if (deps.metrics) countRequests(app, deps.metrics);
 
   // 3. Routes, module by module.
-  await app.register(withAccess('public', healthRoutes), { db, schedules: deps.schedules });
+  await app.register(withAccess('public', healthRoutes), { db, schedules: deps.schedules, graphs: () => deps.graphs.health(db, 2_000) });
   await app.register(authRoutes, { db, config });
   await app.register(userRoutes, { db, initialPasswordFile: initialPasswordPath(config.dataDir) });
   await app.register(applicationRoutes, { db });
   await app.register(settingsRoutes, { settings, publicBaseUrl: config.publicBaseUrl });
+  await app.register(sourceRoutes, { db, keyring: deps.keyring, graphs: deps.graphs });
+  await app.register(graphRoutes, { db, graphs: deps.graphs, metrics: deps.metrics });
   await app.register(alertRoutes, { db, publicBaseUrl: config.publicBaseUrl });
   await app.register(webhookRoutes, { db, settings, receiverPolicy: config.receiverPolicy, keyring: deps.keyring });
   await app.register(deliveryRoutes, { db, settings, worker: deps.worker });

@@ -5,9 +5,13 @@
 export const ERROR_STATUS = {
   invalid_parameter: 400,
   dataSource_unavailable: 400,
+  bad_graph_request: 400,
+  invalid_alert_query: 400,
+  invalid_alert_target: 400,
   unauthorized: 401,
   forbidden: 403,
   feature_disabled: 403,
+  write_forbidden: 403,
   not_found: 404,
   api_not_found: 404,
   already_exists: 409,
@@ -15,6 +19,8 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   too_many_requests: 429,
   bug: 500,
+  data_source_unavailable: 503,
+  graph_request_timeout: 504,
 } as const;
 
 export type ErrorKey = keyof typeof ERROR_STATUS;

@@ -14,7 +14,11 @@ import { readBacklog } from './outbox/backlog.js';
 import { releaseOrphanedClaims } from './outbox/claims.js';
 import { onEventsRecorded } from './outbox/enqueue.js';
 import { loadKeyring, type Keyring } from './secrets/keyring.js';
+import { GraphRegistry } from './sources/graph-registry.js';
 import { requireSealingKeys, sealPlainSecrets } from './webhooks/secret-sealing.js';
+
+// How long /health/ready and a metrics scrape wait for each graph's round trip.
+const GRAPH_PING_TIMEOUT_MS = 2_000;
 
 export interface Service {
   readonly app: FastifyInstance;
@@ -25,6 +29,8 @@ export interface Service {
   readonly keyring: Keyring;
   /** The process's Prometheus metrics (GET /metrics on the API port, or on METRICS_PORT for ROLE=worker). */
   readonly metrics: Metrics;
+  /** The graphs of the data sources, opened by this process when first needed. */
+  readonly graphs: GraphRegistry;
   /** Stops taking requests and work, lets what is in flight finish, closes the database. */
   close(): Promise<void>;
 }
@@ -86,7 +92,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
     const settings = await SettingsStore.open(db, logger);
     await settings.watch();
-    const metrics = new Metrics({ backlog: () => readBacklog(db) });
+    const graphs = new GraphRegistry({ dataDir: config.dataDir, bufferPoolBytes: config.graphBufferPoolBytes, keyring, logger });
+    const metrics = new Metrics({ backlog: () => readBacklog(db), graphs: () => graphs.health(db, GRAPH_PING_TIMEOUT_MS) });
     const stopCountingEvents = onEventsRecorded((eventType) => metrics.eventsRecorded(eventType));
     const engine = startDeliveryEngine({
       db,
@@ -101,7 +108,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     });
     // Readiness asks whether the schedules run only where this process runs them.
     const schedules = config.role === 'api' ? undefined : () => schedulesProblem(engine, settings.webhooks);
-    const app = await buildApp({ db, settings, config, logger, worker: engine.worker, keyring, schedules, metrics });
+    const app = await buildApp({ db, settings, config, logger, worker: engine.worker, keyring, schedules, metrics, graphs });
     await app.ready();
 
     let closed = false;
@@ -112,6 +119,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       engine,
       keyring,
       metrics,
+      graphs,
       async close() {
         if (closed) return;
         closed = true;
@@ -119,6 +127,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         await app.close();
         await engine.stop();
         await settings.close();
+        await graphs.close();
         stopCountingEvents();
         if (ownsDb) await db.close();
       },

@@ -4,7 +4,7 @@ import { requireUser } from '../auth/authenticate.js';
 import type { Database } from '../db/database.js';
 import { noContent } from '../http/no-content.js';
 import { errorResponses, pageOf, Paging, PositiveId, Timestamp } from '../http/schemas.js';
-import { createDataSource, listDataSources, MAX_SOURCE_NAME_LENGTH, SOURCE_KEY_PATTERN } from '../sources/sources.js';
+import { SOURCE_KEY_PATTERN } from '../sources/sources.js';
 import { createAlert, deleteAlert, findAlert, listAlerts, MAX_DESCRIPTION, MAX_TITLE, toAlert, updateAlert } from './alerts.js';
 import { applyCaseAction, CASE_ACTIONS, listCaseActions, MAX_COMMENT_LENGTH } from './case-actions.js';
 import { CASE_STATUSES, findCase, listCases, toCase } from './cases.js';
@@ -46,39 +46,6 @@ export interface AlertRoutesOptions {
 }
 
 export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async (app, { db, publicBaseUrl }) => {
-  // Data sources
-  app.post(
-    '/api/admin/sources',
-    {
-      config: { access: 'admin' },
-      schema: {
-        operationId: 'createDataSource',
-        tags: ['data sources'],
-        summary: 'Register a data source (ext)',
-        body: Type.Object({ key: Type.String(), name: Type.String({ minLength: 1, maxLength: MAX_SOURCE_NAME_LENGTH }) }),
-        response: { 201: Type.Object({ key: Type.String(), name: Type.String() }), ...errorResponses(400, 401, 403, 409) },
-      },
-    },
-    async (request, reply) => reply.status(201).send(await createDataSource(db, request.body)),
-  );
-
-  app.get(
-    '/api/dataSources',
-    {
-      config: { access: 'user' },
-      schema: {
-        operationId: 'listDataSources',
-        tags: ['data sources'],
-        summary: 'List data sources',
-        response: { 200: Type.Array(Type.Object({ key: Type.String(), name: Type.String(), connected: Type.Boolean() })), ...errorResponses(401) },
-      },
-    },
-    async (request) => {
-      requireUser(request);
-      return (await listDataSources(db)).map((s) => ({ ...s, connected: true }));
-    },
-  );
-
   // Alerts
   app.post(
     '/api/admin/:sourceKey/alerts',

@@ -51,6 +51,8 @@ export interface ProcessConfig {
   readonly secretsKey: KeyObject | undefined;
   readonly secretsKeyFile: string | undefined;
   readonly secretsKeyPrevious: KeyObject | undefined;
+  /** GRAPH_MEMORY_MB: the buffer pool of each embedded graph (Kùzu's own default is most of the machine's memory). */
+  readonly graphBufferPoolBytes: number;
 }
 
 export type TrustProxy = boolean | string[] | TrustHops;
@@ -96,6 +98,7 @@ export function readProcessConfig(env: NodeJS.ProcessEnv = process.env): Process
     loginFailuresPerAddress: intFrom(env, 'LOGIN_FAILURES_PER_ADDRESS', 50, 1, 100_000),
     receiverPolicy: receiverPolicyFrom(env),
     ...secretsKeysFrom(env),
+    graphBufferPoolBytes: intFrom(env, 'GRAPH_MEMORY_MB', 256, 16, 1024 * 1024) * 1024 * 1024,
   });
 }
 

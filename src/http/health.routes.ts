@@ -17,7 +17,22 @@ export interface HealthOptions {
    * (src/delivery/schedule-health.ts). Left out where the role runs none (ROLE=api).
    */
   schedules?: (() => string | undefined) | undefined;
+  /** Each data source's graph: reachable or not, and its round trip. Reported by /health/ready, never failing it. */
+  graphs?: (() => Promise<GraphReport[]>) | undefined;
 }
+
+interface GraphReport {
+  sourceKey: string;
+  vendor: string;
+  up: boolean;
+  latencyMs?: number | undefined;
+}
+
+const GraphsReport = Type.Optional(
+  Type.Array(Type.Object({ sourceKey: Type.String(), vendor: Type.String(), up: Type.Boolean(), latencyMs: Type.Optional(Type.Number()) }), {
+    description: "each data source's graph: whether it answered, and how long its round trip took; one graph down does not fail readiness",
+  }),
+);
 
 const Unavailable = Type.Object({ status: Type.Literal('unavailable'), message: Type.String() });
 
@@ -31,7 +46,7 @@ const Unavailable = Type.Object({ status: Type.Literal('unavailable'), message: 
  *   database's thread stopped, or stuck on one statement for minutes). The process stays up and retries; /health
  *   answers 200 again by itself once the database is back.
  */
-export async function healthRoutes(app: FastifyInstance, { db, schedules }: HealthOptions): Promise<void> {
+export async function healthRoutes(app: FastifyInstance, { db, schedules, graphs }: HealthOptions): Promise<void> {
   // Logged when the answer changes, not on every probe of an outage.
   let wasOk = true;
   app.get(
@@ -85,7 +100,7 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules }: Heal
         operationId: 'getReadiness',
         tags: ['operations'],
         summary: 'Readiness: 200 when the database answers, its migrations are applied and (where this process runs them) the delivery schedules run; 503 saying which is not',
-        response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: Unavailable },
+        response: { 200: Type.Object({ status: Type.Literal('ok'), graphs: GraphsReport }), 503: Unavailable },
       },
     },
     async (request, reply) => {
@@ -93,7 +108,9 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules }: Heal
       if (problem === undefined) {
         if (!wasReady) app.log.info('readiness: ready again');
         wasReady = true;
-        return { status: 'ok' as const };
+        // The reason a graph is down is for the log and the data source's page, not this public answer (it may name hosts).
+        const report = graphs ? (await graphs().catch(() => [])).map(({ sourceKey, vendor, up, latencyMs }) => ({ sourceKey, vendor, up, ...(latencyMs === undefined ? {} : { latencyMs }) })) : [];
+        return { status: 'ok' as const, ...(report.length ? { graphs: report } : {}) };
       }
       if (wasReady) request.log.warn({ reason: problem }, 'readiness: not ready');
       wasReady = false;

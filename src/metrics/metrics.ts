@@ -6,6 +6,12 @@ import { VERSION } from '../version.js';
 /** How an attempt ended, as the `outcome` label says it: `pending` after an attempt is a retry. */
 export type AttemptOutcome = 'sent' | 'pending' | 'failed';
 
+/** One data source's graph, as a scrape sees it. */
+export interface GraphUp {
+  sourceKey: string;
+  up: boolean;
+}
+
 /** The label children of one webhook, bound once: an attempt increments them without building a label object. */
 interface WebhookChildren {
   sent: Counter.Internal;
@@ -18,6 +24,7 @@ interface WebhookChildren {
 const BACKLOG_CACHE_MS = 1_000;
 // Attempts last up to the request time-out (10 s by default, more if raised): the top buckets cover it.
 const ATTEMPT_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const GRAPH_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1, 5, 30, 120, 600];
 const STATEMENT_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 // API answers take milliseconds; a large match report or a page of big deliveries can take seconds.
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -40,7 +47,7 @@ export class Metrics {
   readonly #httpDuration: Histogram<'method' | 'route' | 'status_code'>;
   #backlog: { at: number; rows: Promise<WebhookBacklog[]> } | undefined;
 
-  constructor(private readonly options: { backlog?: () => Promise<WebhookBacklog[]>; defaultMetrics?: boolean } = {}) {
+  constructor(private readonly options: { backlog?: () => Promise<WebhookBacklog[]>; graphs?: () => Promise<GraphUp[]>; defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
     this.#attempts = new Counter({ name: 'webhook_delivery_attempts_total', help: 'Delivery attempts, by webhook and outcome (sent, retry, failed)', labelNames: ['webhook', 'outcome'], registers });
     this.#attemptDuration = new Histogram({ name: 'webhook_delivery_attempt_duration_seconds', help: 'Duration of delivery attempts, by webhook', labelNames: ['webhook'], buckets: ATTEMPT_BUCKETS, registers });
@@ -73,7 +80,31 @@ export class Metrics {
     this.#httpDuration = new Histogram({ name: 'http_request_duration_seconds', help: 'Duration of API requests, by method, route pattern and status code', labelNames: ['method', 'route', 'status_code'], buckets: HTTP_BUCKETS, registers });
     const buildInfo = new Gauge({ name: 'alert_webhooks_build_info', help: 'Always 1: the version of the service and of Node this process runs', labelNames: ['version', 'node_version'], registers });
     buildInfo.labels(VERSION, process.version).set(1);
+    this.#graphQueryDuration = new Histogram({ name: 'graph_query_duration_seconds', help: 'Duration of graph queries (API and alert runs), by data source and outcome', labelNames: ['source', 'outcome'], buckets: GRAPH_BUCKETS, registers });
+    const readGraphs = () => this.#readGraphs();
+    new Gauge({
+      name: 'graph_up',
+      help: '1 when the graph of the data source answered a round trip at scrape time, else 0',
+      labelNames: ['source'],
+      registers,
+      async collect() {
+        const graphs = await readGraphs();
+        this.reset(); // a deleted source's series goes away
+        for (const g of graphs) this.labels(g.sourceKey).set(g.up ? 1 : 0);
+      },
+    });
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  readonly #graphQueryDuration: Histogram<'source' | 'outcome'>;
+
+  /** One graph query of `source` ended: `ok`, or the error key it failed with. */
+  graphQuery(source: string, outcome: string, durationSeconds: number): void {
+    this.#graphQueryDuration.labels(source, outcome).observe(durationSeconds);
+  }
+
+  #readGraphs(): Promise<GraphUp[]> {
+    return this.options.graphs ? this.options.graphs().catch(() => []) : Promise.resolve([]);
   }
 
   readonly #backlogErrors: Counter;

@@ -115,7 +115,7 @@ describe('errors (contract §0)', () => {
     const config = readProcessConfig({ PUBLIC_BASE_URL: 'https://lke.example.com' });
     const logged: string[] = [];
     const logger = createLogger('error', { write: (line: string) => void logged.push(line) });
-    const app = await buildApp({ db: t.db, settings: t.service.settings, config, logger, worker: t.service.engine.worker, keyring: t.service.keyring });
+    const app = await buildApp({ db: t.db, settings: t.service.settings, config, logger, worker: t.service.engine.worker, keyring: t.service.keyring, graphs: t.service.graphs });
     app.get('/api/test/explode', { config: { access: 'public' } }, async () => {
       await t.db.query('SELECT * FROM table_that_does_not_exist');
     });

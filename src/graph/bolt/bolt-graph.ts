@@ -1,0 +1,191 @@
+/**
+ * Neo4j and Memgraph over Bolt (neo4j-driver) as a GraphSource. A read-only run is refused before it starts when
+ * the server's plan says it writes (EXPLAIN's query type), and runs in a READ transaction besides; the time-out is
+ * the server's transaction time-out, with the client closing the session shortly after as a backstop.
+ */
+import neo4j, { type Driver, type Session } from 'neo4j-driver';
+import { GraphError, type GraphSource, type RowStream, type RunOptions } from '../graph-source.js';
+import type { GraphEdge, GraphNode, GraphRow } from '../items.js';
+import { boltEdge, boltNode, boltValue } from './bolt-values.js';
+
+export interface BoltGraphOptions {
+  url: string;
+  user: string;
+  password: string;
+  /** The database to use; the server's default when unset. */
+  database?: string | undefined;
+  /** Names the graph in messages: `data source "fraud"`. */
+  label: string;
+}
+
+const CONNECT_TIMEOUT_MS = 10_000;
+const BACKSTOP_MS = 2_000;
+
+export class BoltGraph implements GraphSource {
+  readonly vendor = 'neo4j' as const;
+  readonly #driver: Driver;
+  readonly #options: BoltGraphOptions;
+
+  constructor(options: BoltGraphOptions) {
+    this.#options = options;
+    this.#driver = neo4j.driver(options.url, neo4j.auth.basic(options.user, options.password), {
+      connectionTimeout: CONNECT_TIMEOUT_MS,
+      connectionAcquisitionTimeout: CONNECT_TIMEOUT_MS,
+      maxConnectionPoolSize: 16,
+      disableLosslessIntegers: false,
+      // The driver's own log would print connection errors on its own; the service logs what matters.
+      logging: { level: 'error', logger: () => undefined },
+    });
+  }
+
+  /** Checks that the server answers, the credentials open it and the database exists; throws a GraphError naming which. */
+  async verify(): Promise<void> {
+    try {
+      await this.#driver.verifyConnectivity(this.#options.database ? { database: this.#options.database } : undefined);
+      await this.ping(CONNECT_TIMEOUT_MS);
+    } catch (err) {
+      throw this.#error(err);
+    }
+  }
+
+  async run(query: string, options: RunOptions): Promise<RowStream> {
+    const session = this.#session(options.readOnly);
+    const params = options.params ?? {};
+    try {
+      if (options.readOnly) await this.#refuseWrites(session, query, params);
+      const tx = await session.beginTransaction({ timeout: options.timeoutMs });
+      const result = tx.run(query, params);
+      const keys = await result.keys();
+      return new BoltRowStream(keys, result, session, tx, options, (err) => this.#error(err));
+    } catch (err) {
+      await session.close().catch(() => undefined);
+      throw this.#error(err);
+    }
+  }
+
+  async node(id: string): Promise<GraphNode | undefined> {
+    const [row] = await this.#lookup('MATCH (n) WHERE elementId(n) = $id RETURN n', id);
+    return row ? boltNode(row.get('n'), Date.now()) : undefined;
+  }
+
+  async edge(id: string): Promise<GraphEdge | undefined> {
+    const [row] = await this.#lookup('MATCH ()-[r]->() WHERE elementId(r) = $id RETURN r', id);
+    return row ? boltEdge(row.get('r'), Date.now()) : undefined;
+  }
+
+  async ping(timeoutMs: number): Promise<void> {
+    const session = this.#session(true);
+    try {
+      await session.run('RETURN 1', {}, { timeout: timeoutMs });
+    } catch (err) {
+      throw this.#error(err);
+    } finally {
+      await session.close().catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#driver.close();
+  }
+
+  async #lookup(query: string, id: string) {
+    const session = this.#session(true);
+    try {
+      return (await session.executeRead((tx) => tx.run(query, { id }), { timeout: CONNECT_TIMEOUT_MS })).records;
+    } catch (err) {
+      throw this.#error(err);
+    } finally {
+      await session.close().catch(() => undefined);
+    }
+  }
+
+  #session(readOnly: boolean): Session {
+    return this.#driver.session({
+      defaultAccessMode: readOnly ? neo4j.session.READ : neo4j.session.WRITE,
+      ...(this.#options.database ? { database: this.#options.database } : {}),
+    });
+  }
+
+  /** Asks the server's planner what the query does: anything but a read is refused before it runs. */
+  async #refuseWrites(session: Session, query: string, params: Record<string, unknown>): Promise<void> {
+    const summary = await session.run(`EXPLAIN ${query}`, params).summary();
+    if (summary.queryType !== 'r') throw new GraphError('write_forbidden', `this query writes (query type "${summary.queryType}"): only read queries may run here`);
+  }
+
+  #error(err: unknown): GraphError {
+    if (err instanceof GraphError) return err;
+    return boltError(err, this.#options.label);
+  }
+}
+
+/** A driver error as the API names it: the server's code decides; the message says what to check. */
+export function boltError(err: unknown, label: string): GraphError {
+  const code = (err as { code?: string }).code ?? '';
+  const message = err instanceof Error ? err.message : String(err);
+  if (code === 'ServiceUnavailable' || code === 'SessionExpired' || /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|Could not perform discovery/i.test(message)) {
+    return new GraphError('data_source_unavailable', `the graph of ${label} is unreachable: ${message}`);
+  }
+  if (code.startsWith('Neo.ClientError.Security.')) return new GraphError('data_source_unavailable', `the graph of ${label} refused the credentials: authentication failed`);
+  if (code === 'Neo.ClientError.Database.DatabaseNotFound') return new GraphError('data_source_unavailable', `the graph of ${label} has no such database: ${message}`);
+  if (code.includes('TransactionTimedOut') || code.includes('TransactionTimedOutClientConfiguration') || /timed? ?out/i.test(message)) {
+    return new GraphError('graph_request_timeout', 'the query ran past its time-out and was stopped');
+  }
+  if (code === 'Neo.ClientError.Statement.AccessMode' || /read access mode|read-only/i.test(message)) {
+    return new GraphError('write_forbidden', `this query writes: only read queries may run here (${message})`);
+  }
+  if (code.startsWith('Neo.ClientError.')) return new GraphError('bad_graph_request', message);
+  return new GraphError('data_source_unavailable', `the graph of ${label} failed: ${message}`);
+}
+
+type BoltTransaction = Awaited<ReturnType<Session['beginTransaction']>>;
+type BoltResult = ReturnType<BoltTransaction['run']>;
+
+class BoltRowStream implements RowStream {
+  truncated = false;
+  #closed = false;
+  readonly #backstop: NodeJS.Timeout;
+
+  constructor(
+    readonly columns: readonly string[],
+    private readonly result: BoltResult,
+    private readonly session: Session,
+    private readonly tx: BoltTransaction,
+    private readonly options: RunOptions,
+    private readonly mapError: (err: unknown) => GraphError,
+  ) {
+    // The server stops the transaction at its time-out; a server that does not is left behind shortly after.
+    this.#backstop = setTimeout(() => void this.close(), options.timeoutMs + BACKSTOP_MS);
+    options.signal?.addEventListener('abort', () => void this.close(), { once: true });
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<GraphRow> {
+    const readAt = Date.now();
+    let read = 0;
+    try {
+      for await (const record of this.result) {
+        if (this.#closed) break;
+        if (read >= this.options.maxRows) {
+          this.truncated = true;
+          break;
+        }
+        read++;
+        const row: GraphRow = {};
+        for (const key of this.columns) row[key] = boltValue(record.get(key), readAt);
+        yield row;
+      }
+    } catch (err) {
+      if (this.#closed && !this.truncated) throw new GraphError('graph_request_timeout', 'the query ran past its time-out and was stopped');
+      throw this.mapError(err);
+    } finally {
+      await this.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#backstop);
+    await this.tx.rollback().catch(() => undefined);
+    await this.session.close().catch(() => undefined);
+  }
+}

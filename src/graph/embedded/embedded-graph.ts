@@ -1,0 +1,256 @@
+/**
+ * The embedded graph (Kùzu) as a GraphSource: Kùzu runs in a child process of its own (kuzu-process.ts), which this
+ * side kills when a query outlives its time-out by HARD_STOP_GRACE_MS, and starts again at the next call.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { GraphError, type GraphSource, type RowStream, type RunOptions } from '../graph-source.js';
+import type { GraphEdge, GraphNode, GraphRow } from '../items.js';
+import { decodeWireRow, type ChildMessage, type ParentMessage, type WireRow } from './kuzu-protocol.js';
+
+/** Past its time-out, how long a query has to stop by itself before its process is killed. */
+export const HARD_STOP_GRACE_MS = 2_000;
+// Rows per message from the child: enough to make the IPC cost small per row, few enough to keep memory flat.
+const BATCH_ROWS = 500;
+const OPEN_TIMEOUT_MS = 60_000;
+
+export interface EmbeddedGraphOptions {
+  /** The graph's folder (created when missing; Kùzu makes its files inside). */
+  folder: string;
+  /** Kùzu's buffer pool, in bytes (its default is most of the machine's memory). */
+  bufferPoolBytes: number;
+  /** Names the graph in messages: `data source "demo"`. */
+  label: string;
+}
+
+interface Waiter {
+  resolve(message: ChildMessage): void;
+  reject(err: Error): void;
+}
+
+export class EmbeddedGraph implements GraphSource {
+  readonly vendor = 'embedded' as const;
+  readonly #options: EmbeddedGraphOptions;
+  #child: ChildProcess | undefined;
+  #opening: Promise<ChildProcess> | undefined;
+  readonly #waiters = new Map<number, Waiter>();
+  #nextId = 1;
+  #closed = false;
+  #dying: Promise<void> | undefined;
+  /** How many times a query had to be stopped by killing the process. */
+  hardStops = 0;
+
+  constructor(options: EmbeddedGraphOptions) {
+    this.#options = options;
+  }
+
+  /** Opens the graph now (it opens at the first call otherwise): fails when another process holds its folder. */
+  async open(): Promise<void> {
+    await this.#process();
+  }
+
+  async run(query: string, options: RunOptions): Promise<RowStream> {
+    const child = await this.#process();
+    const id = this.#nextId++;
+    const deadline = setTimeout(() => this.#hardStop(id), options.timeoutMs + HARD_STOP_GRACE_MS);
+    const started = await this.#request(child, id, {
+      t: 'run', id, query, params: options.params ?? {}, readOnly: options.readOnly, timeoutMs: options.timeoutMs, maxRows: options.maxRows, batchRows: BATCH_ROWS,
+    }).catch((err: unknown) => {
+      clearTimeout(deadline);
+      throw err;
+    });
+    if (started.t !== 'started') throw new Error(`unexpected answer ${started.t}`);
+    return new EmbeddedRowStream(started.columns, {
+      next: async () => {
+        const answer = await this.#request(child, id, { t: 'next', id });
+        if (answer.t !== 'rows') throw new Error(`unexpected answer ${answer.t}`);
+        if (answer.done) clearTimeout(deadline);
+        return answer;
+      },
+      cancel: async () => {
+        clearTimeout(deadline);
+        if (this.#child === child && child.connected) child.send({ t: 'cancel', id } satisfies ParentMessage);
+      },
+    }, options.signal);
+  }
+
+  async node(id: string): Promise<GraphNode | undefined> {
+    const child = await this.#process();
+    const requestId = this.#nextId++;
+    const answer = await this.#request(child, requestId, { t: 'node', id: requestId, nodeId: id });
+    return answer.t === 'item' ? ((answer.item as GraphNode | null) ?? undefined) : undefined;
+  }
+
+  async edge(id: string): Promise<GraphEdge | undefined> {
+    const child = await this.#process();
+    const requestId = this.#nextId++;
+    const answer = await this.#request(child, requestId, { t: 'edge', id: requestId, edgeId: id });
+    return answer.t === 'item' ? ((answer.item as GraphEdge | null) ?? undefined) : undefined;
+  }
+
+  async verify(): Promise<void> {
+    await this.open();
+    await this.ping(10_000);
+  }
+
+  async ping(timeoutMs: number): Promise<void> {
+    const stream = await this.run('RETURN 1 AS ok', { timeoutMs, maxRows: 1, readOnly: true });
+    for await (const _ of stream) break;
+    await stream.close();
+  }
+
+  /** Runs `statements` in one transaction (the bulk loader): all take effect, or none. Answers Kùzu's messages. */
+  async load(statements: string[], timeoutMs: number): Promise<string[]> {
+    const child = await this.#process();
+    const id = this.#nextId++;
+    const answer = await this.#request(child, id, { t: 'load', id, statements, timeoutMs });
+    if (answer.t !== 'loaded') throw new Error(`unexpected answer ${answer.t}`);
+    return answer.results;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const child = this.#child ?? (await this.#opening?.catch(() => undefined));
+    this.#child = undefined;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // Disconnecting lets the process close Kùzu and exit; one that does not within 5 s is killed.
+    if (child.connected) child.disconnect();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  #request(child: ChildProcess, id: number, message: ParentMessage): Promise<ChildMessage> {
+    return new Promise<ChildMessage>((resolve, reject) => {
+      if (!child.connected) return reject(this.#unavailable('its process stopped'));
+      this.#waiters.set(id, {
+        resolve: (answer) => {
+          if (answer.t === 'failed') reject(new GraphError(answer.kind, answer.message));
+          else resolve(answer);
+        },
+        reject,
+      });
+      child.send(message);
+    });
+  }
+
+  /** A query outlived its time-out and the grace after it: the process is killed, and started again when next needed. */
+  #hardStop(id: number): void {
+    const child = this.#child;
+    if (!child) return;
+    this.hardStops++;
+    const waiter = this.#waiters.get(id);
+    this.#waiters.delete(id);
+    waiter?.reject(new GraphError('graph_request_timeout', 'the query ran past its time-out and was stopped'));
+    // The next call starts a new process, once this one is gone and has let go of the folder's lock.
+    this.#child = undefined;
+    this.#dying = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+    child.kill('SIGKILL');
+  }
+
+  #unavailable(why: string): GraphError {
+    return new GraphError('data_source_unavailable', `the embedded graph of ${this.#options.label} is unavailable: ${why}`);
+  }
+
+  #process(): Promise<ChildProcess> {
+    if (this.#closed) return Promise.reject(this.#unavailable('it was closed'));
+    if (this.#child?.connected) return Promise.resolve(this.#child);
+    this.#opening ??= this.#start().finally(() => {
+      this.#opening = undefined;
+    });
+    return this.#opening;
+  }
+
+  async #start(): Promise<ChildProcess> {
+    const { folder, bufferPoolBytes } = this.#options;
+    await this.#dying;
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const entry = new URL(import.meta.url.endsWith('.ts') ? './kuzu-process.ts' : './kuzu-process.js', import.meta.url);
+    // Running from TypeScript sources (tests, `npm run cli`), the process loads tsx first, as this one did.
+    const execArgv = entry.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [];
+    const child = fork(entry, [`${folder}/graph`, String(bufferPoolBytes)], { serialization: 'advanced', execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-2_000);
+    });
+    const opened = await new Promise<ChildMessage>((resolve, reject) => {
+      const timer = setTimeout(() => reject(this.#unavailable(`it did not open within ${OPEN_TIMEOUT_MS / 1000} s`)), OPEN_TIMEOUT_MS);
+      child.once('message', (message: ChildMessage) => {
+        clearTimeout(timer);
+        resolve(message);
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(this.#unavailable(`its process exited with code ${code} while opening${stderr ? `: ${stderr.trim().split('\n').pop()}` : ''}`));
+      });
+    }).catch((err: unknown) => {
+      child.kill('SIGKILL');
+      throw err;
+    });
+    if (opened.t === 'openFailed') {
+      child.kill('SIGKILL');
+      throw this.#unavailable(
+        opened.locked
+          ? 'another process holds its files (an embedded graph is opened by one process: stop the other one, or run every role in one process)'
+          : opened.message,
+      );
+    }
+    child.on('message', (message: ChildMessage) => {
+      if (!('id' in message)) return;
+      const waiter = this.#waiters.get(message.id);
+      if (!waiter) return;
+      this.#waiters.delete(message.id);
+      waiter.resolve(message);
+    });
+    child.once('exit', () => {
+      if (this.#child === child) this.#child = undefined;
+      const why = this.#unavailable('its process stopped (a query ran past its time-out, or it crashed); it starts again at the next call');
+      for (const waiter of this.#waiters.values()) waiter.reject(why);
+      this.#waiters.clear();
+    });
+    this.#child = child;
+    return child;
+  }
+}
+
+interface Batches {
+  next(): Promise<{ rows: WireRow[]; done: boolean; truncated: boolean }>;
+  cancel(): Promise<void>;
+}
+
+class EmbeddedRowStream implements RowStream {
+  truncated = false;
+  #done = false;
+  readonly #batches: Batches;
+
+  constructor(
+    readonly columns: readonly string[],
+    batches: Batches,
+    signal?: AbortSignal,
+  ) {
+    this.#batches = batches;
+    signal?.addEventListener('abort', () => void this.close(), { once: true });
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<GraphRow> {
+    try {
+      while (!this.#done) {
+        const batch = await this.#batches.next();
+        if (batch.done) {
+          this.#done = true;
+          this.truncated = batch.truncated;
+        }
+        for (const row of batch.rows) yield decodeWireRow(row);
+      }
+    } finally {
+      await this.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#done) return this.#batches.cancel();
+    this.#done = true;
+    await this.#batches.cancel();
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * The embedded graph's process: Kùzu, opened on one folder, answering the service over IPC (kuzu-protocol.ts).
+ *
+ * Why a process of its own: Kùzu's query time-out does not stop every query (an `UNWIND range(1, 3e7)` ran 61 s
+ * past a 200 ms time-out) and terminating a worker thread hung during a query, so the only stop that always holds
+ * is to kill the process. The service does that when a query outlives its time-out (embedded-graph.ts), and starts
+ * a new one; Kùzu's write-ahead log keeps the graph whole.
+ */
+import kuzu, { type Connection, type KuzuValue, type QueryResult } from 'kuzu';
+import { Catalogue, nodeTableKeyParam, quoteName } from './kuzu-catalogue.js';
+import { parseEdgeId, parseNodeId } from './kuzu-ids.js';
+import type { ChildMessage, ErrorKind, ParentMessage } from './kuzu-protocol.js';
+
+const send = (message: ChildMessage) => process.send!(message);
+
+const [folder, bufferPoolBytes] = [process.argv[2]!, Number(process.argv[3])];
+
+interface Run {
+  conn: Connection;
+  result: QueryResult;
+  readOnly: boolean;
+  maxRows: number;
+  batchRows: number;
+  sent: number;
+  known: Map<string, string>;
+  readAt: number;
+}
+
+let database: InstanceType<typeof kuzu.Database>;
+const catalogue = new Catalogue();
+const idle: Connection[] = [];
+const runs = new Map<number, Run>();
+
+const SETTING = /^\s*CALL\s+[A-Za-z_][A-Za-z0-9_]*\s*=/i;
+
+/** A prepared statement is one statement, so one result. */
+function single(result: QueryResult | QueryResult[]): QueryResult {
+  return Array.isArray(result) ? result[0]! : result;
+}
+
+function classify(message: string): ErrorKind {
+  if (/read-only transaction|read only/i.test(message)) return 'write_forbidden';
+  if (/interrupt|timeout|timed out/i.test(message)) return 'graph_request_timeout';
+  return 'bad_graph_request';
+}
+
+function fail(id: number, err: unknown): void {
+  const message = err instanceof Error ? err.message : String(err);
+  send({ t: 'failed', id, kind: classify(message), message });
+}
+
+async function connection(): Promise<Connection> {
+  const conn = idle.pop() ?? new kuzu.Connection(database);
+  return conn;
+}
+
+async function release(conn: Connection, readOnly: boolean): Promise<void> {
+  // A read-only run ends its transaction; a failed statement may already have ended it (Kùzu rolls back on error).
+  if (readOnly) await conn.query('COMMIT').catch(() => undefined);
+  idle.push(conn);
+}
+
+async function start(message: Extract<ParentMessage, { t: 'run' }>): Promise<void> {
+  const conn = await connection();
+  try {
+    conn.setQueryTimeout(message.timeoutMs);
+    // A setting (`CALL timeout=0`, `CALL threads=64`) is no write, but would stay on the pooled connection for the
+    // next query: only a run that may write may change one.
+    if (message.readOnly && SETTING.test(message.query)) throw new Error('Can not change a setting inside a read-only transaction.');
+    if (message.readOnly) await conn.query('BEGIN TRANSACTION READ ONLY');
+    // One prepared statement: Kùzu refuses several statements in one prepare, where its plain query would run
+    // them all (a write hidden after a read got through that way).
+    const statement = await conn.prepare(message.query);
+    if (!statement.isSuccess()) throw new Error(statement.getErrorMessage());
+    const result = single(await conn.execute(statement, message.params as Record<string, KuzuValue>));
+    runs.set(message.id, { conn, result, readOnly: message.readOnly, maxRows: message.maxRows, batchRows: message.batchRows, sent: 0, known: new Map(), readAt: Date.now() });
+    send({ t: 'started', id: message.id, columns: await result.getColumnNames() });
+  } catch (err) {
+    await release(conn, message.readOnly);
+    fail(message.id, err);
+    return;
+  }
+  // A write may have changed the tables: later ids need the new catalogue.
+  if (!message.readOnly) await catalogue.load(conn).catch(() => undefined);
+}
+
+async function next(id: number): Promise<void> {
+  const run = runs.get(id);
+  if (!run) return;
+  try {
+    const rows: Record<string, KuzuValue>[] = [];
+    while (rows.length < run.batchRows && run.sent + rows.length < run.maxRows && run.result.hasNext()) rows.push(run.result.getNextSync()!);
+    run.sent += rows.length;
+    const wire = await catalogue.toWireRows(run.conn, rows, run.readAt, run.known);
+    const more = run.result.hasNext();
+    const done = !more || run.sent >= run.maxRows;
+    if (done) await finish(id);
+    send({ t: 'rows', id, rows: wire, done, truncated: done && more });
+  } catch (err) {
+    await finish(id);
+    fail(id, err);
+  }
+}
+
+async function finish(id: number): Promise<void> {
+  const run = runs.get(id);
+  if (!run) return;
+  runs.delete(id);
+  run.result.close();
+  await release(run.conn, run.readOnly);
+}
+
+async function lookup(message: Extract<ParentMessage, { t: 'node' | 'edge' }>): Promise<void> {
+  const conn = await connection();
+  try {
+    await conn.query('BEGIN TRANSACTION READ ONLY');
+    const found = message.t === 'node' ? await findNode(conn, message.nodeId) : await findEdge(conn, message.edgeId);
+    let item = null;
+    if (found) {
+      const [row] = await catalogue.toWireRows(conn, [found], Date.now(), new Map());
+      const value = row!.item as { $node?: never; $edge?: never };
+      item = value.$node ?? value.$edge ?? null;
+    }
+    send({ t: 'item', id: message.id, item });
+  } catch (err) {
+    fail(message.id, err);
+  } finally {
+    await release(conn, true);
+  }
+}
+
+async function first(conn: Connection, statement: string, params: Record<string, KuzuValue>): Promise<Record<string, KuzuValue> | undefined> {
+  const prepared = await conn.prepare(statement);
+  if (!prepared.isSuccess()) throw new Error(prepared.getErrorMessage());
+  const result = single(await conn.execute(prepared, params));
+  const row = result.hasNext() ? result.getNextSync() : null;
+  result.close();
+  return row ?? undefined;
+}
+
+async function findNode(conn: Connection, id: string): Promise<Record<string, KuzuValue> | undefined> {
+  const parsed = parseNodeId(id);
+  const table = parsed && catalogue.nodeTables.get(parsed.label);
+  if (!parsed || !table) return undefined;
+  const key = nodeTableKeyParam(table, parsed.key);
+  if (key === undefined) return undefined;
+  return first(conn, `MATCH (n:${quoteName(table.name)}) WHERE ${key.test('n')} RETURN n AS item`, { k: key.value });
+}
+
+async function findEdge(conn: Connection, id: string): Promise<Record<string, KuzuValue> | undefined> {
+  const parsed = parseEdgeId(id);
+  if (!parsed || !catalogue.relTables.has(parsed.type)) return undefined;
+  const type = quoteName(parsed.type);
+  if ('id' in parsed) {
+    if (!catalogue.relTables.get(parsed.type)!.hasId) return undefined;
+    return first(conn, `MATCH ()-[r:${type}]->() WHERE CAST(r.id AS STRING) = $k RETURN r AS item LIMIT 1`, { k: parsed.id });
+  }
+  const [from, to] = [catalogue.nodeTables.get(parsed.source.label), catalogue.nodeTables.get(parsed.target.label)];
+  if (!from || !to) return undefined;
+  const [s, d] = [nodeTableKeyParam(from, parsed.source.key), nodeTableKeyParam(to, parsed.target.key)];
+  if (s === undefined || d === undefined) return undefined;
+  return first(
+    conn,
+    `MATCH (a:${quoteName(from.name)})-[r:${type}]->(b:${quoteName(to.name)}) WHERE ${s.test('a', 's')} AND ${d.test('b', 'd')} RETURN r AS item LIMIT 1`,
+    { s: s.value, d: d.value },
+  );
+}
+
+async function load(message: Extract<ParentMessage, { t: 'load' }>): Promise<void> {
+  const conn = await connection();
+  const results: string[] = [];
+  try {
+    conn.setQueryTimeout(message.timeoutMs);
+    await conn.query('BEGIN TRANSACTION');
+    for (const statement of message.statements) {
+      const result = await conn.query(statement);
+      const rows = await (Array.isArray(result) ? result[0]! : result).getAll();
+      results.push(String(rows[0]?.result ?? ''));
+    }
+    await conn.query('COMMIT');
+    await catalogue.load(conn);
+    send({ t: 'loaded', id: message.id, results });
+  } catch (err) {
+    // Kùzu rolls the transaction back when a statement in it fails; this ends it if it did not.
+    await conn.query('ROLLBACK').catch(() => undefined);
+    fail(message.id, err);
+  } finally {
+    idle.push(conn);
+  }
+}
+
+// Queries run side by side, each on its own connection; the messages of one query are handled in order, so a
+// `next` never overtakes the `run` it follows.
+const chains = new Map<number, Promise<void>>();
+process.on('message', (message: ParentMessage) => {
+  const previous = chains.get(message.id) ?? Promise.resolve();
+  const current = previous.then(() => {
+    switch (message.t) {
+      case 'run':
+        return start(message);
+      case 'next':
+        return next(message.id);
+      case 'cancel':
+        return finish(message.id);
+      case 'node':
+      case 'edge':
+        return lookup(message);
+      case 'load':
+        return load(message);
+    }
+  });
+  chains.set(message.id, current);
+  void current.then(() => {
+    if (chains.get(message.id) === current) chains.delete(message.id);
+  });
+});
+process.on('disconnect', () => process.exit(0));
+
+try {
+  database = new kuzu.Database(folder, bufferPoolBytes);
+  await database.init();
+  const conn = await connection();
+  await catalogue.load(conn);
+  idle.push(conn);
+  send({ t: 'opened' });
+} catch (err) {
+  const message = err instanceof Error ? err.message : String(err);
+  send({ t: 'openFailed', message, locked: /lock/i.test(message) });
+  process.disconnect?.();
+}

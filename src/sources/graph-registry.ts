@@ -1,0 +1,158 @@
+/**
+ * The graphs of this process's data sources, opened when first needed and kept open: one adapter per source
+ * (src/graph/), reopened when the source's settings change (another process may have changed them: the row's
+ * `updated_at` tells). An embedded graph is held by one process at a time (Kùzu locks its folder): where another
+ * process holds it, this one answers `data_source_unavailable` saying so, and does not run its alerts.
+ */
+import path from 'node:path';
+import type { Queryable } from '../db/database.js';
+import { AppError } from '../errors.js';
+import { BoltGraph } from '../graph/bolt/bolt-graph.js';
+import { EmbeddedGraph } from '../graph/embedded/embedded-graph.js';
+import { GraphError, type GraphSource } from '../graph/graph-source.js';
+import type { Logger } from '../logger.js';
+import type { Keyring } from '../secrets/keyring.js';
+import { openSecret } from '../secrets/secret-box.js';
+import type { StoredGraph } from './graph-settings.js';
+
+export interface GraphRegistryOptions {
+  dataDir: string;
+  bufferPoolBytes: number;
+  keyring: Keyring;
+  logger: Logger;
+}
+
+interface Entry {
+  version: string;
+  settings: StoredGraph;
+  graph: GraphSource;
+}
+
+export interface OpenedGraph {
+  graph: GraphSource;
+  settings: StoredGraph;
+}
+
+/** The health of one source's graph, as last checked. */
+export interface GraphHealth {
+  sourceKey: string;
+  vendor: StoredGraph['vendor'];
+  up: boolean;
+  latencyMs?: number;
+  reason?: string;
+}
+
+export class GraphRegistry {
+  readonly #options: GraphRegistryOptions;
+  readonly #entries = new Map<string, Entry>();
+  readonly #opening = new Map<string, Promise<Entry>>();
+  #closed = false;
+  // Sources whose graph failed to open, logged once until it opens (a graph held elsewhere must not flood the log).
+  readonly #failing = new Set<string>();
+
+  constructor(options: GraphRegistryOptions) {
+    this.#options = options;
+  }
+
+  /** Where the embedded graph of `sourceKey` keeps its files (the key's characters are safe in a path). */
+  embeddedFolder(sourceKey: string): string {
+    return path.join(this.#options.dataDir, 'graphs', sourceKey);
+  }
+
+  /** Opens an adapter for `settings` without keeping it: for checking a connection before anything is stored. */
+  connect(sourceKey: string, settings: StoredGraph, password: string | undefined): GraphSource {
+    const label = `data source "${sourceKey}"`;
+    if (settings.vendor === 'embedded') {
+      return new EmbeddedGraph({ folder: this.embeddedFolder(sourceKey), bufferPoolBytes: this.#options.bufferPoolBytes, label });
+    }
+    return new BoltGraph({ url: settings.url, user: settings.user, password: password ?? '', database: settings.database, label });
+  }
+
+  /**
+   * The graph of `sourceKey`, opened if needed; undefined when the source has no graph. Throws
+   * `dataSource_unavailable` (400) when no source has that key, `data_source_unavailable` (503) when the graph
+   * cannot be opened.
+   */
+  async open(db: Queryable, sourceKey: string): Promise<OpenedGraph | undefined> {
+    const { rows } = await db.query<{ graph: StoredGraph | null; graph_password_sealed: string | null; version: string }>(
+      `SELECT graph, graph_password_sealed, updated_at::text AS version FROM data_sources WHERE key = $1`,
+      [sourceKey],
+    );
+    const row = rows[0];
+    if (!row) throw new AppError('dataSource_unavailable', `no data source has the key "${sourceKey}"`);
+    if (!row.graph) {
+      await this.forget(sourceKey);
+      return undefined;
+    }
+    const current = this.#entries.get(sourceKey);
+    if (current?.version === row.version) return current;
+    let opening = this.#opening.get(sourceKey);
+    if (!opening) {
+      opening = this.#openEntry(sourceKey, row.graph, row.graph_password_sealed, row.version).finally(() => this.#opening.delete(sourceKey));
+      this.#opening.set(sourceKey, opening);
+    }
+    return opening;
+  }
+
+  /** False when this process's last try to open the source's graph failed (and none succeeded since). */
+  reachable(sourceKey: string): boolean {
+    return !this.#failing.has(sourceKey);
+  }
+
+  /** The graphs this process has open now. */
+  opened(): { sourceKey: string; graph: GraphSource; settings: StoredGraph }[] {
+    return [...this.#entries].map(([sourceKey, entry]) => ({ sourceKey, graph: entry.graph, settings: entry.settings }));
+  }
+
+  /** Closes the graph of `sourceKey` (its settings changed, or it was deleted). */
+  async forget(sourceKey: string): Promise<void> {
+    const entry = this.#entries.get(sourceKey);
+    if (!entry) return;
+    this.#entries.delete(sourceKey);
+    await entry.graph.close();
+  }
+
+  /** Checks every graph of `sources`: reachable or not, and how long a round trip took. One graph down fails nothing else. */
+  async health(db: Queryable, timeoutMs: number): Promise<GraphHealth[]> {
+    const { rows } = await db.query<{ key: string; graph: StoredGraph }>('SELECT key, graph FROM data_sources WHERE graph IS NOT NULL ORDER BY key');
+    return Promise.all(
+      rows.map(async ({ key, graph }): Promise<GraphHealth> => {
+        const started = performance.now();
+        try {
+          const opened = await this.open(db, key);
+          await opened!.graph.ping(timeoutMs);
+          return { sourceKey: key, vendor: graph.vendor, up: true, latencyMs: Math.round((performance.now() - started) * 10) / 10 };
+        } catch (err) {
+          return { sourceKey: key, vendor: graph.vendor, up: false, reason: err instanceof Error ? err.message : String(err) };
+        }
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#opening.values()]);
+    const entries = [...this.#entries.values()];
+    this.#entries.clear();
+    await Promise.allSettled(entries.map((entry) => entry.graph.close()));
+  }
+
+  async #openEntry(sourceKey: string, settings: StoredGraph, sealedPassword: string | null, version: string): Promise<Entry> {
+    if (this.#closed) throw new GraphError('data_source_unavailable', 'the service is stopping');
+    await this.forget(sourceKey);
+    const password = sealedPassword ? openSecret(sealedPassword, this.#options.keyring) : undefined;
+    const graph = this.connect(sourceKey, settings, password);
+    try {
+      if (graph instanceof EmbeddedGraph) await graph.open();
+    } catch (err) {
+      await graph.close();
+      if (!this.#failing.has(sourceKey)) this.#options.logger.warn({ sourceKey, reason: err instanceof Error ? err.message : String(err) }, 'graph not opened');
+      this.#failing.add(sourceKey);
+      throw err;
+    }
+    this.#failing.delete(sourceKey);
+    const entry = { version, settings, graph };
+    this.#entries.set(sourceKey, entry);
+    return entry;
+  }
+}

@@ -1,0 +1,118 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { requireUser } from '../auth/authenticate.js';
+import { isAdmin } from '../auth/principal.js';
+import type { Database } from '../db/database.js';
+import { AppError, notFound } from '../errors.js';
+import { GraphError, type RowStream } from '../graph/graph-source.js';
+import { Subgraph } from '../graph/items.js';
+import { errorResponses } from '../http/schemas.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { GraphRegistry, OpenedGraph } from './graph-registry.js';
+import { DEFAULT_QUERY_LIMIT, DEFAULT_QUERY_TIMEOUT_MS, GraphEdgeSchema, GraphNodeSchema, RunQueryAnswer, RunQueryBody, SourceKey } from './schemas.js';
+
+export interface GraphRoutesOptions {
+  db: Database;
+  graphs: GraphRegistry;
+  metrics?: Metrics | undefined;
+}
+
+// Item ids come from the graph engines (Neo4j's elementId, or <label>:<key>); long ones are refused as a path
+// parameter by the router first.
+const ItemParams = Type.Object({ sourceKey: SourceKey, id: Type.String({ minLength: 1, maxLength: 1024 }) });
+// An answer's nodes and edges together, at most: a query that returns more is cut (truncatedByLimit).
+export const MAX_ANSWER_ITEMS = 20_000;
+
+/** The graph of a source, or a clear refusal: no graph (matches are reported through the API), or unreachable. */
+export async function graphOf(db: Database, graphs: GraphRegistry, sourceKey: string): Promise<OpenedGraph> {
+  const opened = await graphs.open(db, sourceKey);
+  if (!opened) throw new AppError('bad_graph_request', `data source "${sourceKey}" has no graph: give it one (PATCH /api/admin/sources/${sourceKey}) to run queries`);
+  return opened;
+}
+
+export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async (app, { db, graphs, metrics }) => {
+  app.post(
+    '/api/:sourceKey/graph/run/query',
+    {
+      config: { access: 'user' },
+      schema: {
+        operationId: 'runQuery',
+        tags: ['graph'],
+        summary: 'Run a Cypher query on the graph of a data source: the nodes and edges it returns',
+        description:
+          'Read queries for any signed-in user; a write (CREATE, MERGE, SET, DELETE, COPY, DDL…) only for Admins, on a graph ' +
+          'whose settings allow writes (403 write_forbidden otherwise). `limit` bounds the rows read.',
+        params: Type.Object({ sourceKey: SourceKey }),
+        body: RunQueryBody,
+        response: { 200: RunQueryAnswer, ...errorResponses(400, 401, 403, 503, 504) },
+      },
+    },
+    async (request) => {
+      const principal = requireUser(request);
+      const { graph, settings } = await graphOf(db, graphs, request.params.sourceKey);
+      const limit = request.body.limit ?? DEFAULT_QUERY_LIMIT;
+      const timeoutMs = request.body.timeout ?? DEFAULT_QUERY_TIMEOUT_MS;
+      const options = { timeoutMs, maxRows: limit };
+      const started = performance.now();
+      const observe = (outcome: string) => metrics?.graphQuery(request.params.sourceKey, outcome, (performance.now() - started) / 1000);
+      let stream: RowStream;
+      try {
+        // Every query is first tried read-only, where the engine itself refuses any write; only an Admin's query on
+        // a graph that allows writes is then run as a write.
+        stream = await graph.run(request.body.query, { ...options, readOnly: true });
+      } catch (err) {
+        if (!(err instanceof GraphError) || err.key !== 'write_forbidden') throw err;
+        if (!isAdmin(principal)) throw new GraphError('write_forbidden', 'this query writes to the graph: only Admins may run write queries');
+        if (!settings.allowWrites) throw new GraphError('write_forbidden', `this query writes to the graph, and the graph of data source "${request.params.sourceKey}" does not allow writes (graph.allowWrites)`);
+        stream = await graph.run(request.body.query, { ...options, readOnly: false });
+      }
+      try {
+        const answer = await collect(stream);
+        observe('ok');
+        return answer;
+      } catch (err) {
+        observe(err instanceof GraphError ? err.key : 'error');
+        throw err;
+      }
+    },
+  );
+
+  app.get(
+    '/api/:sourceKey/graph/nodes/:id',
+    { config: { access: 'user' }, schema: { operationId: 'getNode', tags: ['graph'], summary: 'One node of the graph', params: ItemParams, response: { 200: GraphNodeSchema, ...errorResponses(400, 401, 404, 503) } } },
+    async (request) => {
+      requireUser(request);
+      const { graph } = await graphOf(db, graphs, request.params.sourceKey);
+      const node = await graph.node(request.params.id);
+      if (!node) throw notFound('node', request.params.id);
+      return node;
+    },
+  );
+
+  app.get(
+    '/api/:sourceKey/graph/edges/:id',
+    { config: { access: 'user' }, schema: { operationId: 'getEdge', tags: ['graph'], summary: 'One edge of the graph', params: ItemParams, response: { 200: GraphEdgeSchema, ...errorResponses(400, 401, 404, 503) } } },
+    async (request) => {
+      requireUser(request);
+      const { graph } = await graphOf(db, graphs, request.params.sourceKey);
+      const edge = await graph.edge(request.params.id);
+      if (!edge) throw notFound('edge', request.params.id);
+      return edge;
+    },
+  );
+};
+
+/** Reads the rows into one subgraph, each item once, stopping at MAX_ANSWER_ITEMS. */
+async function collect(stream: RowStream) {
+  const subgraph = new Subgraph();
+  let cut = false;
+  for await (const row of stream) {
+    subgraph.addRow(row);
+    if (subgraph.size >= MAX_ANSWER_ITEMS) {
+      cut = true;
+      break;
+    }
+  }
+  await stream.close();
+  return { ...subgraph.toJSON(), truncatedByLimit: cut || stream.truncated, truncatedByAccess: false };
+}

@@ -1,0 +1,147 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddedGraph } from '../../src/graph/embedded/embedded-graph.js';
+import { allRows, GraphError, type RunOptions } from '../../src/graph/graph-source.js';
+import { EdgeValue, NodeValue, PathValue, Subgraph } from '../../src/graph/items.js';
+import { removeDir } from '../support/databases.js';
+
+const READ: RunOptions = { timeoutMs: 10_000, maxRows: 1000, readOnly: true };
+const FIXTURE = [
+  'CREATE NODE TABLE Client(id STRING, name STRING, PRIMARY KEY(id))',
+  'CREATE NODE TABLE Phone(number INT64, PRIMARY KEY(number))',
+  'CREATE REL TABLE HAS_PHONE(FROM Client TO Phone, since INT64)',
+  'CREATE REL TABLE TRANSFER(FROM Client TO Client, id STRING, amount DOUBLE)',
+  "CREATE (:Client {id: 'alice', name: 'Alice'}), (:Client {id: 'bob', name: 'Bob'}), (:Client {id: 'carol', name: 'Carol'}), (:Phone {number: 5550100})",
+  'MATCH (c:Client), (p:Phone) WHERE c.id IN ["alice", "bob"] CREATE (c)-[:HAS_PHONE {since: 2020}]->(p)',
+  "MATCH (a:Client {id: 'alice'}), (c:Client {id: 'carol'}) CREATE (a)-[:TRANSFER {id: 't-1', amount: 12.5}]->(c)",
+];
+
+describe('the embedded graph (Kùzu in a process of its own)', () => {
+  let folder: string;
+  let graph: EmbeddedGraph;
+
+  beforeAll(async () => {
+    folder = mkdtempSync(path.join(tmpdir(), 'aw-graph-'));
+    graph = new EmbeddedGraph({ folder, bufferPoolBytes: 64 << 20, label: 'data source "test"' });
+    await graph.load(FIXTURE, 30_000);
+  });
+  afterAll(async () => {
+    await graph?.close();
+    removeDir(folder);
+  });
+
+  it('answers nodes, edges and paths in LKE shapes, with ids made of labels and keys', async () => {
+    const rows = await allRows(await graph.run('MATCH p = (c:Client)-[h:HAS_PHONE]->(ph:Phone) WHERE c.id = $id RETURN c, h, p, ph.number AS number', { ...READ, params: { id: 'alice' } }));
+    expect(rows).toHaveLength(1);
+    const row = rows[0]!;
+    expect(row.number).toBe(5550100);
+    expect(row.c).toBeInstanceOf(NodeValue);
+    expect((row.c as NodeValue).node).toMatchObject({ id: 'Client:alice', data: { categories: ['Client'], properties: { id: 'alice', name: 'Alice' } } });
+    expect((row.h as EdgeValue).edge).toMatchObject({
+      id: 'HAS_PHONE:Client:alice->Phone:5550100',
+      source: 'Client:alice',
+      target: 'Phone:5550100',
+      data: { type: 'HAS_PHONE', source: 'Client:alice', target: 'Phone:5550100', properties: { since: 2020 } },
+    });
+    const subgraph = new Subgraph();
+    subgraph.add(row.p!);
+    expect(row.p).toBeInstanceOf(PathValue);
+    expect([...subgraph.nodes.keys()]).toEqual(['Client:alice', 'Phone:5550100']);
+    expect([...subgraph.edges.keys()]).toEqual(['HAS_PHONE:Client:alice->Phone:5550100']);
+  });
+
+  it('names an edge by its own id property when its table has one, and gives an edge alone its ends', async () => {
+    const rows = await allRows(await graph.run('MATCH ()-[t:TRANSFER]->() RETURN t', READ));
+    expect((rows[0]!.t as EdgeValue).edge).toMatchObject({ id: 'TRANSFER:t-1', source: 'Client:alice', target: 'Client:carol', data: { properties: { id: 't-1', amount: 12.5 } } });
+  });
+
+  it('finds nodes and edges by id, and nothing for an id of nothing', async () => {
+    expect(await graph.node('Phone:5550100')).toMatchObject({ id: 'Phone:5550100', data: { categories: ['Phone'] } });
+    expect(await graph.edge('TRANSFER:t-1')).toMatchObject({ source: 'Client:alice', target: 'Client:carol' });
+    expect(await graph.edge('HAS_PHONE:Client:bob->Phone:5550100')).toMatchObject({ source: 'Client:bob' });
+    for (const id of ['Client:nobody', 'Nope:1', 'Phone:not-a-number', 'garbage', '%E0%A4%A:x']) expect(await graph.node(id), id).toBeUndefined();
+    expect(await graph.edge('TRANSFER:t-404')).toBeUndefined();
+  });
+
+  it('refuses every write in a read-only run, however it is written, and the graph stays as it was', async () => {
+    const tricks = [
+      "CREATE (:Client {id: 'mallory'})",
+      "MERGE (:Client {id: 'mallory'})",
+      "MATCH (c:Client) SET c.name = 'pwned'",
+      'MATCH (c:Client) DETACH DELETE c',
+      "MATCH (c:Client) RETURN c; CREATE (:Client {id: 'mallory'})",
+      "MATCH (c:Client) RETURN c LIMIT 1;\nMATCH (c:Client) SET c.name = 'pwned'",
+      'DROP TABLE TRANSFER',
+      'CREATE NODE TABLE Evil(id STRING, PRIMARY KEY(id))',
+      `COPY Client FROM '${path.join(folder, 'nothing.csv')}'`,
+      'CALL threads=1',
+      'CALL timeout=100000000',
+    ];
+    for (const query of tricks) {
+      const refused = await graph.run(query, READ).then(
+        async (stream) => { await allRows(stream); return undefined; },
+        (err: unknown) => err,
+      );
+      expect(refused, query).toBeInstanceOf(GraphError);
+      expect(['write_forbidden', 'bad_graph_request'], query).toContain((refused as GraphError).key);
+    }
+    const rows = await allRows(await graph.run('MATCH (c:Client) RETURN c.id AS id, c.name AS name ORDER BY id', READ));
+    expect(rows).toEqual([{ id: 'alice', name: 'Alice' }, { id: 'bob', name: 'Bob' }, { id: 'carol', name: 'Carol' }]);
+    const tables = await allRows(await graph.run('CALL show_tables() RETURN name ORDER BY name', READ));
+    expect(tables.map((t) => t.name)).toEqual(['Client', 'HAS_PHONE', 'Phone', 'TRANSFER']);
+  });
+
+  it('answers a syntax error with the engine\'s message', async () => {
+    const err = await graph.run('MATCH (c:Client) RETRN c', READ).catch((e: unknown) => e);
+    expect(err).toMatchObject({ key: 'bad_graph_request' });
+    expect((err as Error).message).toMatch(/RETRN/);
+  });
+
+  it('stops reading at the row cap and says the rows were cut', async () => {
+    const capped = await graph.run('UNWIND range(1, 5000) AS x RETURN x', { ...READ, maxRows: 1234 });
+    expect(await allRows(capped)).toHaveLength(1234);
+    expect(capped.truncated).toBe(true);
+    const whole = await graph.run('UNWIND range(1, 700) AS x RETURN x', { ...READ, maxRows: 700 });
+    expect(await allRows(whole)).toHaveLength(700);
+    expect(whole.truncated).toBe(false);
+  });
+
+  it('answers queries run at the same time, each with its own rows', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => graph.run('UNWIND range(1, CAST($n AS INT64)) AS x RETURN count(*) AS n', { ...READ, params: { n: 100 * (i + 1) } }).then(allRows)),
+    );
+    expect(answers.map((rows) => rows[0]!.n)).toEqual([100, 200, 300, 400, 500, 600, 700, 800]);
+  });
+
+  it('stops a query that ignores its time-out by killing the engine\'s process, and answers again after', async () => {
+    const before = graph.hardStops;
+    const err = await graph.run('UNWIND range(1, 30000000) AS x WITH x WHERE x % 7 = 3 RETURN sum(x) AS s', { ...READ, timeoutMs: 200 }).then(allRows).catch((e: unknown) => e);
+    expect(err).toMatchObject({ key: 'graph_request_timeout' });
+    expect(graph.hardStops).toBe(before + 1);
+    const rows = await allRows(await graph.run('MATCH (c:Client) RETURN count(c) AS n', READ));
+    expect(rows).toEqual([{ n: 3 }]);
+  });
+
+  it('keeps every id across a restart, and a deleted node\'s id is not given to the next one', async () => {
+    const ids = async () => (await allRows(await graph.run('MATCH (c:Client) RETURN c ORDER BY c.id', READ))).map((r) => (r.c as NodeValue).node.id);
+    const first = await ids();
+    await graph.close();
+    graph = new EmbeddedGraph({ folder, bufferPoolBytes: 64 << 20, label: 'data source "test"' });
+    expect(await ids()).toEqual(first);
+    await graph.load(["MATCH (c:Client {id: 'bob'}) DETACH DELETE c", "CREATE (:Client {id: 'dave', name: 'Dave'})"], 10_000);
+    expect(await ids()).toEqual(['Client:alice', 'Client:carol', 'Client:dave']);
+  });
+
+  it('refuses a second opener of the same folder with a sentence saying why', async () => {
+    const second = new EmbeddedGraph({ folder, bufferPoolBytes: 64 << 20, label: 'data source "test"' });
+    try {
+      const err = await second.open().catch((e: unknown) => e);
+      expect(err).toMatchObject({ key: 'data_source_unavailable' });
+      expect((err as Error).message).toMatch(/another process holds its files/);
+    } finally {
+      await second.close();
+    }
+  });
+});
