@@ -7,9 +7,9 @@ import { authRoutes } from './auth/auth.routes.js';
 import { registerAuthentication, withAccess } from './auth/authenticate.js';
 import { initialPasswordPath } from './auth/initial-password.js';
 import { userRoutes } from './auth/users.routes.js';
-import type { ProcessConfig } from './config/env.js';
-import type { SettingsStore } from './config/settings-store.js';
-import { settingsRoutes } from './config/settings.routes.js';
+import type { ProcessConfig } from './env.js';
+import type { SettingsStore } from './settings/settings-store.js';
+import { settingsRoutes } from './settings/settings.routes.js';
 import { consoleRoutes } from './console/console.routes.js';
 import type { Database } from './db/database.js';
 import { deliveryRoutes } from './delivery/delivery.routes.js';
@@ -74,17 +74,18 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerAuthentication(app, db);
   if (deps.metrics) countRequests(app, deps.metrics);
 
-  // 3. Routes, module by module.
+  // 3. Routes, module by module. A module whose routes all share one access declares it here (`withAccess`), the
+  //    others route by route.
   await app.register(withAccess('public', healthRoutes), { db, schedules: deps.schedules, graphs: () => deps.graphs.health(db, 2_000) });
   await app.register(authRoutes, { db, config });
-  await app.register(userRoutes, { db, initialPasswordFile: initialPasswordPath(config.dataDir) });
-  await app.register(applicationRoutes, { db });
+  await app.register(withAccess('admin', userRoutes), { db, initialPasswordFile: initialPasswordPath(config.dataDir) });
+  await app.register(withAccess('admin', applicationRoutes), { db });
   await app.register(settingsRoutes, { settings, publicBaseUrl: config.publicBaseUrl });
   await app.register(sourceRoutes, { db, keyring: deps.keyring, graphs: deps.graphs });
   await app.register(graphRoutes, { db, graphs: deps.graphs, metrics: deps.metrics });
   await app.register(alertRoutes, { db, publicBaseUrl: config.publicBaseUrl });
-  await app.register(webhookRoutes, { db, settings, receiverPolicy: config.receiverPolicy, keyring: deps.keyring });
-  await app.register(deliveryRoutes, { db, settings, worker: deps.worker });
+  await app.register(withAccess('admin', webhookRoutes), { db, settings, receiverPolicy: config.receiverPolicy, keyring: deps.keyring });
+  await app.register(withAccess('admin', deliveryRoutes), { db, settings, worker: deps.worker });
   await app.register(consoleRoutes);
   if (deps.metrics) await app.register(metricsRoutes, { metrics: deps.metrics, token: config.metricsToken });
 

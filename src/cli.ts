@@ -18,9 +18,9 @@ const noArgs = (name: string, run: () => Promise<void>): Command => async (args)
  * when it runs: `help` and `--version` load no database code, and an admin command not the whole service.
  */
 const COMMANDS: Record<string, Command> = {
-  serve: noArgs('serve', async () => (await import('./serve.js')).serve()),
+  serve: noArgs('serve', async () => (await import('./cli/serve.js')).serve()),
   migrate: noArgs('migrate', async () => (await import('./cli/migrate.js')).migrateOnly()),
-  demo: noArgs('demo', async () => (await import('./demo.js')).runDemo()),
+  demo: noArgs('demo', async () => (await import('./cli/demo.js')).runDemo()),
   rekey: async (args) => (await import('./cli/rekey.js')).rekey(args),
   'admin reset-password': async (args) => (await import('./cli/reset-password.js')).resetPassword(args),
   'webhooks list': async (args) => (await import('./cli/webhooks-list.js')).webhooksList(args),

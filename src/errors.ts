@@ -1,5 +1,5 @@
 /**
- * The closed catalogue of error keys the API answers, each with its one HTTP status (contract §0).
+ * The closed catalogue of error keys the API answers, each with its one HTTP status (docs/api.md, Errors).
  * Every error body is `{key, message}`; the message names the field and the rule that was broken.
  */
 export const ERROR_STATUS = {
@@ -35,7 +35,7 @@ export class AppError extends Error {
   ) {
     super(message);
     this.name = 'AppError';
-    // 415 shares `invalid_parameter` with 400 (contract §0), so a caller may set the status.
+    // 415 shares `invalid_parameter` with 400 (docs/api.md, Errors), so a caller may set the status.
     this.status = status ?? ERROR_STATUS[key];
   }
 }
@@ -46,11 +46,21 @@ export const alreadyExists = (message: string) => new AppError('already_exists',
 export const featureDisabled = () =>
   new AppError('feature_disabled', 'Webhooks are disabled: set webhooks.enabled to true in the configuration to use them');
 
+/**
+ * The `code` an error carries (an errno such as `EEXIST`, a SQLSTATE such as `23505`, undici's `UND_ERR_…`), or
+ * undefined: the one place that reads it off an unknown value.
+ */
+export function errorCode(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /** Maps a unique-violation from PostgreSQL to `already_exists`, naming the field; anything else passes through. */
 export function uniqueViolationAs(err: unknown, messagesByConstraint: Record<string, string>): unknown {
-  const pgErr = err as { code?: string; constraint?: string };
-  if (pgErr.code === '23505' && pgErr.constraint && messagesByConstraint[pgErr.constraint]) {
-    return alreadyExists(messagesByConstraint[pgErr.constraint]!);
+  const constraint = (err as { constraint?: unknown } | null)?.constraint;
+  if (errorCode(err) === '23505' && typeof constraint === 'string' && messagesByConstraint[constraint]) {
+    return alreadyExists(messagesByConstraint[constraint]);
   }
   return err;
 }

@@ -5,15 +5,31 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The direction of imports in src/: files never import each other in a circle, no two folders import each other
- * (directly or through other folders), and nothing below the top imports the process's entry points. Read from
- * the source text, so it needs no build and no database.
+ * (directly or through other folders), and no import runs up the layers. Read from the source text, so it needs
+ * no build and no database.
+ *
+ * The layers, top to bottom: the entry points (`cli.ts`, the process; `index.ts`, the library); the commands
+ * (`cli/`); the composition (`app.ts`, `service.ts`, `openapi.ts`); the rooms (every folder, and `env.ts`, the
+ * process environment); the base (`errors`, `limits`, `logger`, `version`).
  */
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'src');
 
-/** Top-level files every folder may use; the other top-level files (app, service, cli, demo, index) are the top. */
-const BASE_FILES = new Set(['errors.ts', 'limits.ts', 'logger.ts', 'version.ts']);
-const ENTRY_POINTS = new Set(['app.ts', 'service.ts', 'cli.ts']);
+const LAYERS = ['entry', 'commands', 'composition', 'rooms', 'base'] as const;
+type Layer = (typeof LAYERS)[number];
+/** Where each top-level file sits; a new one must be placed here (the first test says so). */
+const TOP_LEVEL: Record<string, { folder: string; layer: Layer }> = {
+  'cli.ts': { folder: 'entry', layer: 'entry' },
+  'index.ts': { folder: 'entry', layer: 'entry' },
+  'app.ts': { folder: 'composition', layer: 'composition' },
+  'service.ts': { folder: 'composition', layer: 'composition' },
+  'openapi.ts': { folder: 'composition', layer: 'composition' },
+  'env.ts': { folder: 'env', layer: 'rooms' },
+  'errors.ts': { folder: 'base', layer: 'base' },
+  'limits.ts': { folder: 'base', layer: 'base' },
+  'logger.ts': { folder: 'base', layer: 'base' },
+  'version.ts': { folder: 'base', layer: 'base' },
+};
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -23,11 +39,17 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** `src/alerts/cases.ts` → `alerts`; `src/errors.ts` → `base`; `src/app.ts` → `root`. */
+/** `src/alerts/cases.ts` → `alerts`; `src/errors.ts` → `base`; `src/app.ts` → `composition`. */
 function folderOf(file: string): string {
   const parts = relative(SRC, file).split(sep);
   if (parts.length > 1) return parts[0]!;
-  return BASE_FILES.has(parts[0]!) ? 'base' : 'root';
+  return TOP_LEVEL[parts[0]!]?.folder ?? 'unplaced';
+}
+
+function layerOf(file: string): Layer | undefined {
+  const parts = relative(SRC, file).split(sep);
+  if (parts.length > 1) return parts[0] === 'cli' ? 'commands' : 'rooms';
+  return TOP_LEVEL[parts[0]!]?.layer;
 }
 
 const name = (file: string) => relative(SRC, file).split(sep).join('/');
@@ -122,9 +144,13 @@ describe('direction of imports in src/', () => {
     expect(found).toEqual([]);
   });
 
-  it('has nothing below the top importing app.ts, service.ts or cli.ts', () => {
-    const upward = folderEdges.filter((edge) => edge.from !== 'root' && ENTRY_POINTS.has(edge.via.split(' → ')[1]!)).map((edge) => edge.via);
-    expect(upward).toEqual([]);
+  it('places every top-level file in a layer', () => {
+    expect(files.filter((file) => layerOf(file) === undefined).map(name)).toEqual([]);
+  });
+
+  it('has no import running up the layers (a room never imports the composition, the commands or an entry point)', () => {
+    const rank = (file: string) => LAYERS.indexOf(layerOf(file)!);
+    expect(edges.filter(({ from, to }) => rank(to) < rank(from)).map(({ from, to }) => `${name(from)} → ${name(to)}`)).toEqual([]);
   });
 
   it('keeps src/http free of any domain: route files of every folder import it', () => {

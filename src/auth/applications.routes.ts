@@ -21,7 +21,6 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
   app.post(
     '/api/admin/applications',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'createApplication',
         tags: ['applications'],
@@ -40,7 +39,6 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
   app.get(
     '/api/admin/applications',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'listApplications',
         tags: ['applications'],
@@ -54,7 +52,6 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
   app.delete(
     '/api/admin/applications/:id',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'deleteApplication',
         tags: ['applications'],

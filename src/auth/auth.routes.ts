@@ -21,7 +21,7 @@ const MeSchema = Type.Object({
   application: Type.Optional(Type.Object({ id: Type.Integer(), name: Type.String() })),
 });
 
-/** What sign-in needs of the process configuration (config/env.ts), stated here so auth does not import config. */
+/** What sign-in needs of the process configuration (env.ts), stated here so auth does not import it. */
 export interface SignInConfig {
   readonly sessionTtlMs: number;
   /** Fastify's `trustProxy`: `true`, or a hop count (a function), trusts forwarded headers from any peer. */

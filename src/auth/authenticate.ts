@@ -45,14 +45,14 @@ export function withAccess<Options extends object>(access: RouteAccess, plugin: 
   };
 }
 
-/** The contract's rule (§1): every path under /api/admin/ needs the Admin group. */
+/** The rule of docs/api.md (Sign-in, users and API keys): every path under /api/admin/ needs the Admin group. */
 export function isAdminPath(path: string): boolean {
   return path === '/api/admin' || path.startsWith('/api/admin/');
 }
 
 /**
  * Resolves who each request acts as, from the session cookie or `Authorization: Basic base64(email:apiKey)`,
- * and enforces the matched route's declared access: no principal → 401, not Admin → 403 (contract §1).
+ * and enforces the matched route's declared access: no principal → 401, not Admin → 403 (docs/api.md, Sign-in, users and API keys).
  * Call it before any route is registered: its `onRoute` hook refuses, at start, a route that declares no access
  * or an /api/admin/ route that is not `admin`, so an unguarded route cannot be shipped by forgetting.
  */
@@ -80,7 +80,7 @@ export function registerAuthentication(app: FastifyInstance, db: Database): void
     bindPrincipalToLog(request);
     // No declared access means no route matched (the not-found handler): its answer depends on the path alone.
     const access = request.routeOptions.config.access;
-    // Besides the route's own word, the contract's rule on the decoded path: a parametric route such as
+    // Besides the route's own word, the rule on the decoded path: a parametric route such as
     // /api/:sourceKey/alerts must not serve /api/admin/alerts to a non-Admin, nor may an unknown /api/admin/
     // path tell an anonymous caller whether it exists.
     if (access === 'admin' || isAdminPath(decodedPath(request))) requireAdmin(request);

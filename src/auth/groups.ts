@@ -1,4 +1,4 @@
-/** The two built-in groups (contract §1). They are rows too, for the foreign keys, but never change. */
+/** The two built-in groups (docs/api.md, Sign-in, users and API keys). They are rows too, for the foreign keys, but never change. */
 export const ADMIN_GROUP_ID = 1;
 export const ANALYST_GROUP_ID = 2;
 

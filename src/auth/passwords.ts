@@ -1,6 +1,6 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-// scrypt with N=2^15, r=8 (32 MiB, about 50 ms here): memory-hard, as the contract asks.
+// scrypt with N=2^15, r=8 (32 MiB, about 50 ms here): memory-hard (docs/security.md).
 const PARAMS = { N: 32768, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 

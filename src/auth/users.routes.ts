@@ -11,7 +11,6 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ db: Database; initialPasswo
   app.post(
     '/api/admin/users',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'createUser',
         tags: ['users'],
@@ -30,14 +29,13 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ db: Database; initialPasswo
 
   app.get(
     '/api/admin/users',
-    { config: { access: 'admin' }, schema: { operationId: 'listUsers', tags: ['users'], summary: 'List users', response: { 200: Type.Object({ items: Type.Array(UserSchema) }), ...errorResponses(401, 403) } } },
+    { schema: { operationId: 'listUsers', tags: ['users'], summary: 'List users', response: { 200: Type.Object({ items: Type.Array(UserSchema) }), ...errorResponses(401, 403) } } },
     async () => ({ items: await users.listUsers(db) }),
   );
 
   app.patch(
     '/api/admin/users/:id',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'updateUser',
         tags: ['users'],
@@ -58,7 +56,6 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ db: Database; initialPasswo
   app.delete(
     '/api/admin/users/:id',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'deleteUser',
         tags: ['users'],

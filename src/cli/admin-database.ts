@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { pino } from 'pino';
-import { readProcessConfig, type ProcessConfig } from '../config/env.js';
+import { readProcessConfig, type ProcessConfig } from '../env.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { createDatabase, type Database } from '../db/database.js';
 import { pendingMigrations } from '../db/migration-status.js';

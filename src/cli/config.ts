@@ -1,5 +1,5 @@
-import { readWebhookSettings, SettingsStore } from '../config/settings-store.js';
-import { validateWebhookOption, WEBHOOK_OPTIONS, type WebhookSettings } from '../config/webhook-settings.js';
+import { readWebhookSettings, SettingsStore } from '../settings/settings-store.js';
+import { validateWebhookOption, WEBHOOK_OPTIONS, type WebhookSettings } from '../settings/webhook-settings.js';
 import { withAdminDatabase } from './admin-database.js';
 import { expectArgs, parseArgs, UsageError } from './usage.js';
 

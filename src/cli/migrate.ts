@@ -1,4 +1,4 @@
-import { readProcessConfig } from '../config/env.js';
+import { readProcessConfig } from '../env.js';
 import { createDatabase } from '../db/database.js';
 import { migrate } from '../db/migrate.js';
 import { createLogger } from '../logger.js';

@@ -1,4 +1,4 @@
-import { readWebhookSettings } from '../config/settings-store.js';
+import { readWebhookSettings } from '../settings/settings-store.js';
 import { featureDisabled, notFound } from '../errors.js';
 import { redeliverFailed } from '../outbox/redeliver-many.js';
 import { listWebhooks } from '../webhooks/webhooks.js';

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { redactUrl, type ProcessConfig } from '../config/env.js';
+import { errorCode } from '../errors.js';
+import { redactUrl, type ProcessConfig } from '../env.js';
 
 /**
  * A failure the operator fixes (a port taken, a database out of reach, a directory that cannot be written): the
@@ -12,7 +13,7 @@ export class OperatorError extends Error {
 
 type ErrnoError = NodeJS.ErrnoException & { address?: string; port?: number };
 
-const asErrno = (err: unknown): ErrnoError | undefined => (err instanceof Error && typeof (err as ErrnoError).code === 'string' ? (err as ErrnoError) : undefined);
+const asErrno = (err: unknown): ErrnoError | undefined => (err instanceof Error && errorCode(err) !== undefined ? (err as ErrnoError) : undefined);
 
 /** A listen that failed on `variable` (PORT, METRICS_PORT), told as what to change. */
 export function listenFailure(err: unknown, variable: string, host: string, port: number): unknown {

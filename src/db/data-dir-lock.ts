@@ -1,6 +1,7 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { errorCode } from '../errors.js';
 
 export interface DataDirLock {
   release(): void;
@@ -67,7 +68,7 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
       process.on('exit', release);
       return { release };
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (errorCode(err) !== 'EEXIST') throw err;
       const owner = readOwner(lockPath);
       if (owner && isHeld(owner, lockPath)) throw new DataDirLockedError(dataDir, owner);
       // Stale: its process is gone. Remove it and try once more (a racing opener may still win; then we fail above).
@@ -131,6 +132,6 @@ function isHeld(owner: LockOwner, lockPath: string): boolean {
     process.kill(owner.pid, 0);
     return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return errorCode(err) === 'EPERM';
   }
 }

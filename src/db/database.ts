@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { errorCode } from '../errors.js';
 import { createLogger, type Logger } from '../logger.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import { describeDbError } from './db-errors.js';
@@ -209,7 +210,7 @@ function sessionDatabase(kind: DatabaseKind, pool: SessionPool, options: Session
           client.release(rollbackFailed);
           released = true;
           // A deadlock or serialization failure rolled everything back: running the work again is safe.
-          if (attempt < MAX_TRANSACTION_ATTEMPTS && RETRYABLE_SQLSTATES.has((err as { code?: string }).code ?? '')) continue;
+          if (attempt < MAX_TRANSACTION_ATTEMPTS && RETRYABLE_SQLSTATES.has(errorCode(err) ?? '')) continue;
           throw err;
         } finally {
           if (!released) client.release();

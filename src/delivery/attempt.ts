@@ -1,4 +1,4 @@
-import type { WebhookSettings } from '../config/webhook-settings.js';
+import type { WebhookSettings } from '../settings/webhook-settings.js';
 import type { Logger } from '../logger.js';
 import type { AttemptRecord, ClaimedDelivery } from '../outbox/claims.js';
 import type { AttemptLogEntry } from '../outbox/read-model.js';
@@ -26,20 +26,21 @@ export async function attemptDelivery(delivery: ClaimedDelivery, endpoint: Signi
   // During a secret rotation's overlap, signed with both secrets (see signPayload).
   const headers = signPayload(signingKeys(endpoint, attemptedAt), delivery.id, Math.floor(attemptedAt / 1000), body);
   const outcome = await sender.send({ url: endpoint.url, body, headers, timeoutMs: settings.requestTimeoutMs });
+  const error = outcome.ok ? undefined : outcome.error;
   const decision = decideAfterAttempt(
-    { ok: outcome.ok, attempt: delivery.attempts, isPing: delivery.isPing, retryAfterMs: outcome.retryAfterMs },
+    { ok: outcome.ok, attempt: delivery.attempts, isPing: delivery.isPing, retryAfterMs: outcome.ok ? undefined : outcome.retryAfterMs },
     settings.retryScheduleMs,
     Date.now(),
   );
   // The URL is kept with each attempt: the webhook's URL can change between two attempts of one delivery.
   const logEntry: AttemptLogEntry = { attemptedAt: new Date(attemptedAt).toISOString(), url: endpoint.url, durationMs: outcome.durationMs };
   if (outcome.responseStatus !== undefined) logEntry.responseStatus = outcome.responseStatus;
-  if (outcome.error !== undefined) logEntry.error = outcome.error;
+  if (error !== undefined) logEntry.error = error;
   if (outcome.responseBody !== undefined) logEntry.responseBody = outcome.responseBody;
   // Guarded: the fields object would be built for every attempt, at info level too.
   if (log.isLevelEnabled('debug')) {
     log.debug(
-      { deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: delivery.attempts, outcome: decision.status, responseStatus: outcome.responseStatus, error: outcome.error, durationMs: outcome.durationMs },
+      { deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: delivery.attempts, outcome: decision.status, responseStatus: outcome.responseStatus, error, durationMs: outcome.durationMs },
       'delivery attempt',
     );
   }
@@ -50,7 +51,7 @@ export async function attemptDelivery(delivery: ClaimedDelivery, endpoint: Signi
     nextAttemptAt: decision.status === 'pending' ? decision.nextAttemptAt : null,
     attemptedAt,
     responseStatus: outcome.responseStatus ?? null,
-    error: outcome.error ?? null,
+    error: error ?? null,
     logEntry,
   };
 }

@@ -1,4 +1,4 @@
-import type { WebhookSettings } from '../config/webhook-settings.js';
+import type { WebhookSettings } from '../settings/webhook-settings.js';
 import { AdvisoryLock } from '../db/advisory-locks.js';
 import type { Database, Queryable } from '../db/database.js';
 import { purgeFinishedDeliveries } from '../outbox/purge.js';

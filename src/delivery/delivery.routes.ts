@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { SettingsStore } from '../config/settings-store.js';
+import type { SettingsStore } from '../settings/settings-store.js';
 import type { Database } from '../db/database.js';
 import { invalidParameter, notFound } from '../errors.js';
 import { MAX_WEBHOOKS } from '../limits.js';
@@ -44,7 +44,7 @@ function failedBetween(body: { since?: string | undefined; until?: string | unde
   return { ...(since ? { since } : {}), ...(until ? { until } : {}) };
 }
 
-/** The operations that send: ping now, and redeliver (contract §4). */
+/** The operations that send: ping now, and redeliver (docs/api.md, Deliveries). */
 export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = async (app, { db, settings, worker }) => {
   app.addHook('preHandler', requireWebhooksEnabled(settings));
   const redeliveredNow = (count: number) => {
@@ -55,7 +55,6 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
   app.post(
     '/api/admin/webhooks/:webhookId/ping',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'pingWebhook',
         tags: ['webhooks'],
@@ -76,7 +75,6 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
   app.post(
     '/api/admin/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'redeliverDelivery',
         tags: ['webhooks'],
@@ -101,7 +99,6 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
   app.post(
     '/api/admin/webhooks/:webhookId/deliveries/redeliver',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'redeliverWebhookDeliveries',
         tags: ['webhooks'],
@@ -121,7 +118,6 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
   app.post(
     '/api/admin/deliveries/redeliver',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'redeliverDeliveries',
         tags: ['webhooks'],

@@ -1,5 +1,5 @@
-import type { SettingsStore } from '../config/settings-store.js';
-import type { WebhookSettings } from '../config/webhook-settings.js';
+import type { SettingsStore } from '../settings/settings-store.js';
+import type { WebhookSettings } from '../settings/webhook-settings.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';

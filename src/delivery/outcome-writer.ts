@@ -1,4 +1,4 @@
-import { describeDbError } from '../db/db-errors.js';
+import { OutageWarning } from '../db/outage-warning.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -23,7 +23,7 @@ const RETRY_DELAY_MS = 1_000;
  * which is logged at warn and told to the webhooks subscribed to `webhookDisabled`.
  */
 export class OutcomeWriter {
-  #failing = false; // the last write failed: told once, until one works again
+  readonly #outage: OutageWarning;
   #records: AttemptRecord[] = [];
   #flushTimer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
@@ -34,7 +34,9 @@ export class OutcomeWriter {
     private readonly log: Logger,
     private readonly autoDisableAfterMs: () => number = () => 0,
     private readonly metrics?: Metrics,
-  ) {}
+  ) {
+    this.#outage = new OutageWarning(log, 'could not record delivery outcomes; retrying every second', 'recording delivery outcomes works again');
+  }
 
   /** Outcomes written so far. */
   get written(): number {
@@ -71,13 +73,9 @@ export class OutcomeWriter {
       ({ failingWebhookIds } = await recordAttempts(this.db, batch, autoDisableAfterMs));
       this.metrics?.outcomesFlushed((performance.now() - startedAt) / 1000);
       this.#written += batch.length;
-      if (this.#failing) this.log.info('recording delivery outcomes works again');
-      this.#failing = false;
+      this.#outage.worked();
     } catch (err) {
-      // Told once per outage, not every RETRY_DELAY_MS; the error as a line carries it (never the object, whose
-      // connection details may hold the database URL).
-      if (!this.#failing) this.log.warn({ error: describeDbError(err), count: batch.length }, 'could not record delivery outcomes; retrying every second');
-      this.#failing = true;
+      this.#outage.failed(err, { count: batch.length });
       this.#records.unshift(...batch);
       this.#flushTimer ??= setTimeout(() => void this.flush(), RETRY_DELAY_MS);
       return false;

@@ -1,4 +1,4 @@
-import type { WebhookSettings } from '../config/webhook-settings.js';
+import type { WebhookSettings } from '../settings/webhook-settings.js';
 import type { DeliveryEngine } from './engine.js';
 
 /**

@@ -1,5 +1,6 @@
 import { Cron } from 'croner';
 import type { Logger } from '../logger.js';
+import type { DeliveryFrequency } from '../settings/webhook-settings.js';
 
 /** `immediate`: fire on every wake-up, and every `sweepMs` for those that went unheard. */
 export interface WakeUps {
@@ -16,7 +17,7 @@ export interface WakeUps {
  */
 export class RecurringTask {
   #cron: Cron | undefined;
-  #pattern = 'none';
+  #pattern: DeliveryFrequency = 'none';
   #running: Promise<void> | undefined;
   #sweep: NodeJS.Timeout | undefined;
   #stopListening: (() => Promise<void>) | undefined;
@@ -30,7 +31,7 @@ export class RecurringTask {
     private readonly wakeUps?: WakeUps,
   ) {}
 
-  get pattern(): string {
+  get pattern(): DeliveryFrequency {
     return this.#pattern;
   }
 
@@ -41,7 +42,7 @@ export class RecurringTask {
   }
 
   /** Re-arms on `pattern`; `none` stops it. The same pattern again changes nothing. */
-  set(pattern: string): void {
+  set(pattern: DeliveryFrequency): void {
     if (pattern === this.#pattern) return;
     if (pattern === 'immediate' && !this.wakeUps) throw new Error(`"immediate" is not a pattern of the ${this.name} task`);
     this.#disarm();

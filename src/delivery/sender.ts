@@ -1,6 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { rootCertificates } from 'node:tls';
 import { Pool } from 'undici';
+import { errorCode } from '../errors.js';
 import { guardedConnector, type AddressResolver } from '../network/guarded-connector.js';
 import { RECEIVER_BLOCKED } from '../network/receiver-blocked.js';
 import { DEFAULT_RECEIVER_POLICY, type ReceiverPolicy } from '../network/receiver-policy.js';
@@ -17,23 +18,36 @@ export interface DeliveryRequest {
   timeoutMs: number;
 }
 
-/** What one attempt came to. `error` is set whenever `ok` is false; it never holds the secret or the request headers. */
-export interface AttemptOutcome {
-  ok: boolean;
-  responseStatus?: number;
-  error?: string;
+interface SendCommon {
   /** The first `maxResponseBytes` (4 KiB) of the response body, as UTF-8; absent when the body was empty. */
   responseBody?: string;
-  /** From `Retry-After` on a 429 or 503, capped at 24 h. */
-  retryAfterMs?: number;
   /** Whole milliseconds from the start of the attempt to its outcome. */
   durationMs: number;
+}
+
+/** A send the receiver accepted: it answered 2xx. */
+export interface SendSucceeded extends SendCommon {
+  ok: true;
+  responseStatus: number;
+}
+
+/** A send that failed: any other answer, or none. `error` never holds the secret or the request headers. */
+export interface SendFailed extends SendCommon {
+  ok: false;
+  error: string;
+  /** The receiver's status, when it answered. */
+  responseStatus?: number;
+  /** From `Retry-After` on a 429 or 503, capped at 24 h. */
+  retryAfterMs?: number;
   /**
    * Set when the receiver policy refused the connection (no connection was made; `error` names the address and the
-   * rule). The spot for the metrics to count blocked attempts, once there are metrics; nothing reads it yet.
+   * rule). Nothing reads it yet: GET /metrics counts attempts by the delivery's status, blocked ones among the failed.
    */
   blocked?: true;
 }
+
+/** What one send came to: accepted, with the status, or failed, with the reason. */
+export type SendOutcome = SendSucceeded | SendFailed;
 
 export interface DeliverySenderOptions {
   /** Defaults to `alert-webhooks/<package version>`. */
@@ -106,7 +120,7 @@ export class DeliverySender {
    * One POST attempt. Never throws: every failure is an outcome with `ok: false` and a short `error`.
    * `headers` names must be lower case (the signer's are).
    */
-  async send(req: DeliveryRequest): Promise<AttemptOutcome> {
+  async send(req: DeliveryRequest): Promise<SendOutcome> {
     const started = performance.now();
     const elapsed = (): number => Math.round(performance.now() - started);
     const timeoutMs = req.timeoutMs;
@@ -140,32 +154,34 @@ export class DeliverySender {
     const end = await exchange.end;
     this.#deadlines.delete(exchange);
     if (!end.answered) {
-      const failed = (error: string): AttemptOutcome => {
-        const outcome: AttemptOutcome = { ok: false, error, durationMs: elapsed() };
+      const failed = (error: string): SendFailed => {
+        const outcome: SendFailed = { ok: false, error, durationMs: elapsed() };
         if (end.statusCode !== undefined) outcome.responseStatus = end.statusCode;
         return outcome;
       };
       if (exchange.expired) return failed(timedOut(timeoutMs));
       // A refusal by the receiver policy is a failed attempt like any other (retried: the policy, or the receiver's
-      // DNS, may change meanwhile); it is marked for the metrics to count (see AttemptOutcome.blocked).
+      // DNS, may change meanwhile); it is marked as such (see SendFailed.blocked).
       const outcome = failed(describeFailure(end.error, url.hostname, timeoutMs));
       if (end.statusCode === undefined && isBlocked(end.error)) outcome.blocked = true;
       return outcome;
     }
 
     const { statusCode, headers: responseHeaders, head, whole } = end;
-    const outcome: AttemptOutcome = { ok: statusCode >= 200 && statusCode < 300, responseStatus: statusCode, durationMs: 0 };
-    if (!outcome.ok) {
-      outcome.error =
-        statusCode >= 300 && statusCode < 400
-          ? `receiver answered ${statusCode} (redirects are not followed)`
-          : `receiver answered ${statusCode}`;
-    }
+    const outcome: SendOutcome =
+      statusCode >= 200 && statusCode < 300
+        ? { ok: true, responseStatus: statusCode, durationMs: 0 }
+        : {
+            ok: false,
+            responseStatus: statusCode,
+            error: statusCode >= 300 && statusCode < 400 ? `receiver answered ${statusCode} (redirects are not followed)` : `receiver answered ${statusCode}`,
+            durationMs: 0,
+          };
     if (head.length > 0) {
       // A cut-off body may end inside a multi-byte character: leave that partial character out.
       outcome.responseBody = whole ? head.toString('utf8') : new StringDecoder('utf8').write(head);
     }
-    if (statusCode === 429 || statusCode === 503) {
+    if (!outcome.ok && (statusCode === 429 || statusCode === 503)) {
       const retryAfterMs = parseRetryAfter(responseHeaders['retry-after']);
       if (retryAfterMs !== undefined) outcome.retryAfterMs = retryAfterMs;
     }
@@ -312,8 +328,9 @@ const TLS_MESSAGES: Record<string, string> = {
 /** The coded errors in a failure, the outermost first, looking into `cause` and AggregateError (happy eyeballs). */
 function codedErrors(err: unknown, found: { code: string; message: string }[] = [], depth = 0): { code: string; message: string }[] {
   if (typeof err !== 'object' || err === null || depth > 4) return found;
-  const { code, message } = err as { code?: unknown; message?: unknown };
-  if (typeof code === 'string') found.push({ code, message: typeof message === 'string' ? message : '' });
+  const code = errorCode(err);
+  const { message } = err as { message?: unknown };
+  if (code !== undefined) found.push({ code, message: typeof message === 'string' ? message : '' });
   if (err instanceof AggregateError) {
     for (const inner of err.errors) codedErrors(inner, found, depth + 1);
   }

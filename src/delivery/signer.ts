@@ -1,6 +1,6 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 
-/** The signature headers of one delivery attempt (CONTRACT §5). Header names are lower case. */
+/** The signature headers of one delivery attempt (docs/api.md, Delivery requests and their headers). Header names are lower case. */
 export type DeliverySignatureHeaders = {
   /** Lowercase hex HMAC-SHA256 of the exact body bytes, keyed by the secret's UTF-8 bytes. */
   'x-payload-hmac': string;

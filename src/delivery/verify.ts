@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /**
- * Receiver-side checks of a delivery's signatures (CONTRACT §5). Give them the raw request body,
+ * Receiver-side checks of a delivery's signatures (docs/api.md, Delivery requests and their headers). Give them the raw request body,
  * byte for byte as received (not a re-serialised JSON object), and the secret given to the webhook (or, while it
  * is rotated, both secrets).
  * Neither function throws on bad input: anything malformed, absent or wrong is `false`.

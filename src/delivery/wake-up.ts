@@ -1,7 +1,8 @@
 import type { Database } from '../db/database.js';
-import { describeDbError } from '../db/db-errors.js';
+import { OutageWarning } from '../db/outage-warning.js';
 import type { Logger } from '../logger.js';
 import { DELIVERIES_DUE_CHANNEL, deliveriesDue, onDeliveriesDue } from '../outbox/due-signal.js';
+import type { DeliveryFrequency } from '../settings/webhook-settings.js';
 
 /**
  * `deliveryFrequency: immediate` on a worker: calls `wake` whenever a commit made deliveries due, in any process,
@@ -29,13 +30,14 @@ export class DueAnnouncer {
   readonly #stopListening: () => void;
   #sending: Promise<void> | undefined;
   #again = false;
-  #failing = false;
   #stopped = false;
+  readonly #outage: OutageWarning;
 
   constructor(
     private readonly db: Database,
     private readonly log: Logger,
   ) {
+    this.#outage = new OutageWarning(log, 'could not tell the workers that deliveries are due; they find them within a second');
     this.#stopListening = onDeliveriesDue(() => this.announce());
   }
 
@@ -61,11 +63,10 @@ export class DueAnnouncer {
       this.#again = false;
       try {
         await this.db.query(NOTIFY_SQL, [DELIVERIES_DUE_CHANNEL]);
-        this.#failing = false;
+        this.#outage.worked();
       } catch (err) {
-        // The workers' sweep finds what this did not announce. Told once per outage.
-        if (!this.#failing) this.log.warn({ error: describeDbError(err) }, 'could not tell the workers that deliveries are due; they find them within a second');
-        this.#failing = true;
+        // The workers' sweep finds what this did not announce.
+        this.#outage.failed(err);
         return;
       }
     } while (this.#again && !this.#stopped);
@@ -73,6 +74,6 @@ export class DueAnnouncer {
 }
 
 /** After a commit made deliveries due outside the outbox's own recording (a redelivery): wakes the workers. */
-export function wakeWorkersIfImmediate(deliveryFrequency: string): void {
+export function wakeWorkersIfImmediate(deliveryFrequency: DeliveryFrequency): void {
   if (deliveryFrequency === 'immediate') deliveriesDue();
 }

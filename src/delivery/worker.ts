@@ -1,5 +1,6 @@
 import { describeDbError } from '../db/db-errors.js';
-import type { SettingsStore } from '../config/settings-store.js';
+import { OutageWarning } from '../db/outage-warning.js';
+import type { SettingsStore } from '../settings/settings-store.js';
 import type { Database, DatabaseKind } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -149,8 +150,8 @@ export class DeliveryWorker {
   #statisticsCheck: Promise<void> | undefined;
   #claimAgain = false; // a firing came while the drain waited: claim again now
   #paused = false; // the schedule is off: claim nothing until it is on again
-  #drainFailing = false; // the last drain failed: told once, until one works again
   #stopping = false;
+  readonly #drainOutage: OutageWarning;
 
   constructor(
     private readonly db: Database,
@@ -166,6 +167,8 @@ export class DeliveryWorker {
     this.#outcomes = new OutcomeWriter(db, log, () => settings.webhooks.autoDisableAfterMs, metrics);
     this.#failures = new FailureLog(log);
     this.#endpoints = new EndpointCache(db, keyring);
+    // A failed drain is told once per outage: a firing a second would repeat it.
+    this.#drainOutage = new OutageWarning(log, 'delivery drain failed; each firing tries again', 'delivery drains work again');
   }
 
   get #depth(): ClaimDepth {
@@ -214,16 +217,8 @@ export class DeliveryWorker {
       return;
     }
     this.drain().then(
-      () => {
-        if (this.#drainFailing) this.log.info('delivery drains work again');
-        this.#drainFailing = false;
-      },
-      (err: unknown) => {
-        // Told once per outage (a firing a second would repeat it), as a line: never the error object, whose
-        // connection details may hold the database URL.
-        if (!this.#drainFailing) this.log.warn({ error: describeDbError(err) }, 'delivery drain failed; each firing tries again');
-        this.#drainFailing = true;
-      },
+      () => this.#drainOutage.worked(),
+      (err: unknown) => this.#drainOutage.failed(err),
     );
   }
 

@@ -29,7 +29,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error.statusCode === 400 && (error.name === 'SyntaxError' || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY')) {
       return reply.status(400).send({ key: 'invalid_parameter', message: `the body is not valid JSON (${error.message})` });
     }
-    // Any other refusal of the request by the framework, at the catalogue's status for what it is (contract §0).
+    // Any other refusal of the request by the framework, at the catalogue's status for what it is (docs/api.md, Errors).
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       if (error.statusCode === 404) return reply.status(404).send({ key: 'api_not_found', message: error.message });
       if (error.statusCode === 413) return reply.status(413).send({ key: 'payload_too_large', message: error.message });

@@ -1,4 +1,4 @@
-import { readWebhookSettings } from '../config/settings-store.js';
+import { readWebhookSettings } from '../settings/settings-store.js';
 import type { Database, Queryable, Transaction } from '../db/database.js';
 import { deliveriesDue } from './due-signal.js';
 import type { ClaimedDelivery } from './claims.js';

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 
 /**
- * The shapes of the event payloads that src/outbox/events.ts renders (contract §3), for the OpenAPI document's
+ * The shapes of the event payloads that src/outbox/events.ts renders (docs/api.md, Events and payloads), for the OpenAPI document's
  * `webhooks` section: what a receiver is sent. Documentation only: payloads are rendered by events.ts, never
  * checked against these, so test/http/openapi-validate.test.ts compares the two on rendered samples.
  */

@@ -1,5 +1,5 @@
 /**
- * The event payloads of contract §3, rendered once when the event happens and stored as the exact bytes every
+ * The event payloads of docs/api.md (Events and payloads), rendered once when the event happens and stored as the exact bytes every
  * attempt sends. Key order is the contract's: JSON.stringify keeps the insertion order of the literals below.
  */
 

@@ -1,6 +1,7 @@
 import { createHash, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
+import { errorCode } from '../errors.js';
 
 /** One AES-256 key and its id: the first 8 hex digits of the SHA-256 of its 32 bytes. */
 export interface SecretsKey {
@@ -104,7 +105,7 @@ async function embeddedKey(dataDir: string, warnings: string[]): Promise<{ key: 
   try {
     return { key: await readKeyFile(file, file, warnings), origin: file };
   } catch (err) {
-    if ((err as { cause?: { code?: string } }).cause?.code !== 'ENOENT') throw err;
+    if (errorCode((err as { cause?: unknown }).cause) !== 'ENOENT') throw err;
   }
   await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
   const created = await createKeyFile(file);
@@ -131,7 +132,7 @@ async function createKeyFile(file: string): Promise<string | undefined> {
   try {
     await fs.link(temporary, file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    if (errorCode(err) === 'EEXIST') return undefined;
     throw err;
   } finally {
     await fs.unlink(temporary).catch(() => undefined);
@@ -159,7 +160,7 @@ async function readKeyFile(file: string, name: string, warnings: string[]): Prom
     text = await fs.readFile(file, 'utf8');
     mode = (await fs.stat(file)).mode;
   } catch (err) {
-    throw new SecretsKeyError(`${name} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    throw new SecretsKeyError(`${name} cannot be read: ${errorCode(err) ?? (err as Error).message}`, { cause: err });
   }
   if ((mode & 0o077) !== 0) {
     warnings.push(`${name} can be read by users other than its owner (mode ${(mode & 0o777).toString(8)}): chmod 600 it`);

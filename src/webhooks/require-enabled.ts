@@ -1,4 +1,4 @@
-import type { SettingsStore } from '../config/settings-store.js';
+import type { SettingsStore } from '../settings/settings-store.js';
 import { featureDisabled } from '../errors.js';
 
 /** A preHandler for every webhook operation: `feature_disabled` while webhooks.enabled is false. */

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { SettingsStore } from '../config/settings-store.js';
+import type { SettingsStore } from '../settings/settings-store.js';
 import type { Database } from '../db/database.js';
 import { invalidParameter } from '../errors.js';
 import { noContent } from '../http/no-content.js';
@@ -69,14 +69,13 @@ export interface WebhookRoutesOptions {
   keyring: Keyring;
 }
 
-/** Webhooks administration (contract §4). Admin only, each route declaring it; all refused while the feature is off. */
+/** Webhooks administration (docs/api.md, Webhooks). Admin only, each route declaring it; all refused while the feature is off. */
 export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = async (app, { db, settings, receiverPolicy, keyring }) => {
   app.addHook('preHandler', requireWebhooksEnabled(settings));
 
   app.post(
     '/api/admin/webhooks',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'createWebhook',
         tags: ['webhooks'],
@@ -96,7 +95,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
   app.get(
     '/api/admin/webhooks',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'listWebhooks',
         tags: ['webhooks'],
@@ -121,7 +119,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
   app.get(
     '/api/admin/webhooks/:webhookId',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'getWebhook',
         tags: ['webhooks'],
@@ -136,7 +133,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
   app.patch(
     '/api/admin/webhooks/:webhookId',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'updateWebhook',
         tags: ['webhooks'],
@@ -167,7 +163,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
   app.post(
     '/api/admin/webhooks/:webhookId/secret',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'rotateWebhookSecret',
         tags: ['webhooks'],
@@ -198,7 +193,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
   app.delete(
     '/api/admin/webhooks/:webhookId',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'deleteWebhook',
         tags: ['webhooks'],
@@ -216,7 +210,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
   app.get(
     '/api/admin/webhooks/:webhookId/deliveries',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'listDeliveries',
         tags: ['webhooks'],
@@ -236,7 +229,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
   app.get(
     '/api/admin/webhooks/:webhookId/deliveries/:deliveryId',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'getDelivery',
         tags: ['webhooks'],

@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createAlert, createSource, reportMatches } from '../support/fixtures.js';
-import { ApiClient, startTestService, type TestService } from '../support/test-service.js';
+import { ApiClient, useTestService } from '../support/test-service.js';
 
-describe('case actions (contract §2)', () => {
-  let t: TestService;
+describe('case actions (docs/api.md, Data sources, alerts, matches and cases)', () => {
+  const t = useTestService();
   let analyst: ApiClient;
   let base: string;
   let caseId: number;
   beforeAll(async () => {
-    t = await startTestService();
     analyst = await t.userClient('ana');
     await createSource(t.admin, 'src');
     const alert = await createAlert(t.admin, 'src');
     caseId = (await reportMatches(t.admin, 'src', alert.id, [{ nodes: ['1'] }]))[0]!.id;
     base = `/api/src/alerts/${alert.id}/cases/${caseId}`;
   });
-  afterAll(async () => t?.close());
 
   it('sets each status through its action, for any signed-in user', async () => {
     for (const [action, status] of [

@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createAlert, createSource, reportMatches } from '../support/fixtures.js';
-import { ApiClient, startTestService, type TestService } from '../support/test-service.js';
+import { ApiClient, useTestService } from '../support/test-service.js';
 
-describe('alerts, matches and cases (contract §2)', () => {
-  let t: TestService;
+describe('alerts, matches and cases (docs/api.md, Data sources, alerts, matches and cases)', () => {
+  const t = useTestService();
   let analyst: ApiClient;
   let alertId: number;
   beforeAll(async () => {
-    t = await startTestService();
     analyst = await t.userClient('ana');
     await createSource(t.admin, 'b4675b85', 'Bank graph');
     alertId = (await createAlert(t.admin, 'b4675b85')).id;
   });
-  afterAll(async () => t?.close());
 
   it('registers data sources and lists them to signed-in users', async () => {
     const listed = await analyst.get('/api/dataSources');

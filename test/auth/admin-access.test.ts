@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, startTestService, type TestService } from '../support/test-service.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient, useTestService } from '../support/test-service.js';
 
 const basic = (email: string, apiKey: string) => ({ authorization: `Basic ${Buffer.from(`${email}:${apiKey}`).toString('base64')}` });
 
 describe('admin routes: sessions, API keys, 401 and 403', () => {
-  let t: TestService;
+  const t = useTestService();
   let analyst: ApiClient;
   beforeAll(async () => {
-    t = await startTestService();
     analyst = await t.userClient('ana');
   });
-  afterAll(async () => t?.close());
 
   it('lets an Admin session in', async () => {
     const response = await t.admin.get('/api/admin/users');

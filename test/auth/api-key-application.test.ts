@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readProcessConfig } from '../../src/config/env.js';
+import { readProcessConfig } from '../../src/env.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type Service } from '../../src/service.js';
 import { createAlert, createSource, reportMatches } from '../support/fixtures.js';

@@ -1,16 +1,12 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LOGIN_THROTTLE_POLICY } from '../../src/auth/login-throttle.js';
-import { ADMIN_PASSWORD, ApiClient, startTestService, type TestService } from '../support/test-service.js';
+import { ADMIN_PASSWORD, ApiClient, startTestService, useTestService } from '../support/test-service.js';
 
 describe('sign-in', () => {
-  let t: TestService;
-  beforeAll(async () => {
-    t = await startTestService();
-  });
-  afterAll(async () => t?.close());
+  const t = useTestService();
 
   it('signs in by username and answers the user without any password', async () => {
     const response = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { usernameOrEmail: 'admin', password: ADMIN_PASSWORD } });
@@ -75,14 +71,12 @@ describe('sign-in throttling (login-throttle.ts has the policy)', () => {
   // Per address: 5 failures per 15 min here (LOGIN_FAILURES_PER_ADDRESS), so each test makes few scrypt checks.
   const LIMIT = 5;
   const FREE = DEFAULT_LOGIN_THROTTLE_POLICY.accountFreeFailures;
-  let t: TestService;
+  const t = useTestService({ env: { LOGIN_FAILURES_PER_ADDRESS: String(LIMIT) } });
   beforeAll(async () => {
-    t = await startTestService({ env: { LOGIN_FAILURES_PER_ADDRESS: String(LIMIT) } });
     await t.userClient('mallory');
     await t.userClient('victim');
     await t.userClient('target');
   });
-  afterAll(async () => t?.close());
 
   const login = (remoteAddress: string, usernameOrEmail: string, password: string, headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'POST', url: '/api/auth/login', remoteAddress, headers, payload: { usernameOrEmail, password } });

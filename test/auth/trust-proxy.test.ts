@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, readProcessConfig, trustProxyFrom } from '../../src/config/env.js';
-import { ADMIN_PASSWORD, ApiClient, startTestService, type TestService } from '../support/test-service.js';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, readProcessConfig, trustProxyFrom } from '../../src/env.js';
+import { ADMIN_PASSWORD, ApiClient, type TestService, useTestService } from '../support/test-service.js';
 
 const signIn = (t: TestService, remoteAddress: string, headers: Record<string, string> = {}) =>
   t.app.inject({ method: 'POST', url: '/api/auth/login', remoteAddress, headers, payload: { usernameOrEmail: 'admin', password: ADMIN_PASSWORD } });
@@ -31,12 +31,8 @@ describe('TRUST_PROXY: the forms it takes', () => {
 });
 
 describe('TRUST_PROXY unset (the default): forwarded headers are ignored', () => {
-  let t: TestService;
-  beforeAll(async () => {
-    // PUBLIC_BASE_URL is https (the test service's default): the cookie must follow the request, not it.
-    t = await startTestService();
-  });
-  afterAll(async () => t?.close());
+  // PUBLIC_BASE_URL is https (the test service's default): the cookie must follow the request, not it.
+  const t = useTestService();
 
   it('sets a cookie that is not Secure on a plain-http request, and the next call with it works', async () => {
     const response = await signIn(t, '127.0.0.1');
@@ -54,11 +50,7 @@ describe('TRUST_PROXY unset (the default): forwarded headers are ignored', () =>
 });
 
 describe('TRUST_PROXY=127.0.0.1: forwarded headers count from that proxy only', () => {
-  let t: TestService;
-  beforeAll(async () => {
-    t = await startTestService({ env: { TRUST_PROXY: '127.0.0.1', LOGIN_FAILURES_PER_ADDRESS: '3' } });
-  });
-  afterAll(async () => t?.close());
+  const t = useTestService({ env: { TRUST_PROXY: '127.0.0.1', LOGIN_FAILURES_PER_ADDRESS: '3' } });
 
   it('marks the cookie Secure when the trusted proxy says the request came over https', async () => {
     const response = await signIn(t, '127.0.0.1', { 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.1' });
@@ -99,11 +91,7 @@ describe('TRUST_PROXY=127.0.0.1: forwarded headers count from that proxy only', 
 });
 
 describe('TRUST_PROXY=1: one hop in front of the service is trusted, whoever it is', () => {
-  let t: TestService;
-  beforeAll(async () => {
-    t = await startTestService({ env: { TRUST_PROXY: '1' } });
-  });
-  afterAll(async () => t?.close());
+  const t = useTestService({ env: { TRUST_PROXY: '1' } });
 
   it('takes the protocol from that hop (Fastify alone would silently trust nothing for a number)', async () => {
     expect(sessionCookie(await signIn(t, '203.0.113.70', { 'x-forwarded-proto': 'https' })).secure).toBe(true);

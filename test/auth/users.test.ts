@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signIn, startTestService, type TestService } from '../support/test-service.js';
+import { describe, expect, it } from 'vitest';
+import { signIn, useTestService } from '../support/test-service.js';
 
 describe('users administration', () => {
-  let t: TestService;
-  beforeAll(async () => {
-    t = await startTestService();
-  });
-  afterAll(async () => t?.close());
+  const t = useTestService();
 
   it('creates a user in Analyst by default, who can then sign in', async () => {
     const created = await t.admin.post('/api/admin/users', { username: 'bob', email: 'bob@example.com', password: 'bob-password' });

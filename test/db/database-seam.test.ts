@@ -2,19 +2,15 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
 import { tablesWrittenBy } from '../../src/db/embedded-autovacuum.js';
 import { waitUntil } from '../support/processes.js';
-import { openTestDatabase, type TestDatabase } from '../support/test-service.js';
+import { useTestDatabase } from '../support/test-service.js';
 
 // The one seam both databases sit behind: the same rows, the same errors, the same transactions.
 describe('the database seam', () => {
-  let t: TestDatabase;
-  beforeAll(async () => {
-    t = await openTestDatabase();
-  });
-  afterAll(async () => t?.dispose());
+  const t = useTestDatabase();
 
   it('gives rows the same types on both databases', async () => {
     const { rows } = await t.db.query<Record<string, unknown>>(

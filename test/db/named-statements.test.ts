@@ -1,18 +1,14 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { namedStatement, type NamedStatement, type Queryable } from '../../src/db/database.js';
 import { waitUntil } from '../support/processes.js';
-import { openTestDatabase, type TestDatabase } from '../support/test-service.js';
+import { useTestDatabase } from '../support/test-service.js';
 
 // Named (server-side prepared) statements through the database seam: prepared once per session, then run by name,
 // on both databases, and still right after what can happen to a session: a failed run, a transaction rolled back,
 // a connection lost.
 describe('named statements', () => {
-  let t: TestDatabase;
-  beforeAll(async () => {
-    t = await openTestDatabase();
-  });
-  afterAll(async () => t?.dispose());
+  const t = useTestDatabase();
 
   // Each case its own names, so what one case prepared on a PostgreSQL connection does not help the next.
   const plusOne = (name: string) => namedStatement(`named_statements_test_${name}`, 'SELECT $1::int + 1 AS n');

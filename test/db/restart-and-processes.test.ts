@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { acquireDataDirLock, DataDirLockedError } from '../../src/db/data-dir-lock.js';
 import { createDatabase } from '../../src/db/database.js';
 import { loadMigrations, migrate } from '../../src/db/migrate.js';
 import { createPgDatabase, dropPgDatabase } from '../support/databases.js';
 import { runCli } from '../support/processes.js';
-import { openTestDatabase, signIn, startTestService, type TestDatabase } from '../support/test-service.js';
+import { openTestDatabase, signIn, startTestService, useTestDatabase } from '../support/test-service.js';
 
 describe('a restart on the same database', () => {
-  let testDb: TestDatabase;
-  beforeAll(async () => {
-    testDb = await openTestDatabase();
-  });
-  afterAll(async () => testDb?.dispose());
+  const testDb = useTestDatabase();
 
   it('keeps users and settings', async () => {
     const first = await startTestService({ testDb });

@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AdvisoryLock } from '../../src/db/advisory-locks.js';
 import { cleanupDeliveries } from '../../src/delivery/cleanup.js';
 import { CLEANUP_BATCH } from '../../src/outbox/purge.js';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
-describe('cleanup (contract §5)', () => {
-  let t: TestService;
+describe('cleanup (docs/api.md, Settings: cleanupFrequency)', () => {
+  const t = useTestService();
   let alertId: number;
   let webhookId: number;
   beforeAll(async () => {
-    t = await startTestService();
     await createSource(t.admin, 'src');
     alertId = (await createAlert(t.admin, 'src')).id;
     webhookId = (await createWebhook(t.admin)).id;
   });
-  afterAll(async () => t?.close());
 
   /** `count` deliveries made to look `status` since `ageMs` ago. */
   async function deliveriesAged(status: 'sent' | 'failed' | 'pending', ageMs: number, count: number, tag: string): Promise<number[]> {

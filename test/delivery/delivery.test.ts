@@ -1,12 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPayloadHmac, verifyStandardWebhook } from '../../src/index.js';
+import type { CronExpression } from '../../src/settings/webhook-settings.js';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { answer, TestReceiver } from '../support/receiver.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 const SECRET = 'receiver-secret-value';
 
-describe('delivery against a real receiver (contract §5)', () => {
+describe('delivery against a real receiver (docs/api.md, Deliveries)', () => {
   let t: TestService;
   let receiver: TestReceiver;
   let alertId: number;
@@ -39,7 +40,7 @@ describe('delivery against a real receiver (contract §5)', () => {
     // The process's schedule (ROLE=api in tests) is off; arm one as a worker process would.
     const { RecurringTask } = await import('../../src/delivery/schedule.js');
     const schedule = new RecurringTask('test-delivery', async () => t.service.engine.worker.tick(), t.app.log as never);
-    schedule.set('* * * * * *');
+    schedule.set('* * * * * *' as CronExpression);
     try {
       await receiver.waitFor(1, 5000);
     } finally {

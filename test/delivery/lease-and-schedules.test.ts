@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { claimDueDeliveries, recordAttempts } from '../../src/outbox/claims.js';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
 describe('claims and leases', () => {
-  let t: TestService;
+  const t = useTestService();
   beforeAll(async () => {
-    t = await startTestService();
     await createSource(t.admin, 'src');
     const alert = await createAlert(t.admin, 'src');
     await createWebhook(t.admin);
     await reportMatches(t.admin, 'src', alert.id, [{ nodes: ['a'] }, { nodes: ['b'] }, { nodes: ['c'] }]);
   });
-  afterAll(async () => t?.close());
 
   it('claims each due delivery once, counts the attempt, and claims it again when its lease runs out', async () => {
     const first = await claimDueDeliveries(t.db, { limit: 10, leaseMs: 300 });
@@ -58,11 +56,7 @@ describe('claims and leases', () => {
 });
 
 describe('schedules follow the settings', () => {
-  let t: TestService;
-  beforeAll(async () => {
-    t = await startTestService({ env: { ROLE: 'all' } });
-  });
-  afterAll(async () => t?.close());
+  const t = useTestService({ env: { ROLE: 'all' } });
 
   it('arms delivery and cleanup from the settings, re-arms on change, and stops on none or while disabled', async () => {
     const { delivery, cleanup } = t.service.engine;

@@ -4,12 +4,13 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DeliverySender, parseRetryAfter } from '../../src/delivery/sender.js';
+import { DeliverySender, parseRetryAfter, type SendFailed } from '../../src/delivery/sender.js';
 import type { AddressResolver } from '../../src/network/guarded-connector.js';
 import { parseReceiverPolicy } from '../../src/network/receiver-policy.js';
 import { signPayload } from '../../src/delivery/signer.js';
 import { verifyPayloadHmac, verifyStandardWebhook } from '../../src/delivery/verify.js';
 import { REPO_ROOT } from '../support/processes.js';
+import { fixedResolver } from '../support/fixed-resolver.js';
 
 interface Received {
   method: string | undefined;
@@ -86,7 +87,7 @@ describe('DeliverySender', () => {
     const outcome = await newSender().send(req);
 
     expect(outcome).toMatchObject({ ok: true, responseStatus: 204 });
-    expect(outcome.error).toBeUndefined();
+    expect(outcome).not.toHaveProperty('error');
     expect(outcome.responseBody).toBeUndefined();
     expect(outcome.durationMs).toBeGreaterThanOrEqual(0);
 
@@ -116,7 +117,7 @@ describe('DeliverySender', () => {
     const server = await startServer((_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('boom: database down'));
     const outcome = await newSender().send(request(server.url));
     expect(outcome).toMatchObject({ ok: false, responseStatus: 500, error: 'receiver answered 500', responseBody: 'boom: database down' });
-    expect(outcome.retryAfterMs).toBeUndefined();
+    expect(outcome).not.toHaveProperty('retryAfterMs');
   });
 
   it('keeps only the first 4096 bytes of a 10 KB response and still reuses the connection', async () => {
@@ -309,14 +310,16 @@ describe('DeliverySender', () => {
     );
     const outcome = await newSender().send(request(server.url));
     expect(outcome).toMatchObject({ ok: false, responseStatus: 429, error: 'receiver answered 429' });
-    expect(outcome.retryAfterMs).toBeGreaterThan(100_000);
-    expect(outcome.retryAfterMs).toBeLessThanOrEqual(120_000);
+    const { retryAfterMs } = outcome as SendFailed;
+    expect(retryAfterMs).toBeGreaterThan(100_000);
+    expect(retryAfterMs).toBeLessThanOrEqual(120_000);
   });
 
   it('ignores Retry-After on other statuses', async () => {
     const server = await startServer((_req, res) => res.writeHead(500, { 'retry-after': '7' }).end());
     const outcome = await newSender().send(request(server.url));
-    expect(outcome.retryAfterMs).toBeUndefined();
+    expect(outcome).toMatchObject({ ok: false, responseStatus: 500 });
+    expect(outcome).not.toHaveProperty('retryAfterMs');
   });
 
   it('reuses one keep-alive connection for sequential sends to one origin', async () => {
@@ -349,18 +352,6 @@ describe('DeliverySender', () => {
 // a guard that failed to refuse would still reach nothing but this machine.
 describe('DeliverySender under a receiver policy', () => {
   const denyLoopback = parseReceiverPolicy({ RECEIVER_DENY: '127.0.0.0/8,::1/128' });
-  /** A resolver that answers `addresses` for `name` (never anything else), and counts its calls. */
-  const resolving = (name: string, addresses: string[]): AddressResolver & { calls: number } => {
-    const resolver = Object.assign(
-      async (hostname: string) => {
-        resolver.calls++;
-        if (hostname !== name) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-        return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-      },
-      { calls: 0 },
-    );
-    return resolver;
-  };
   const portOf = (url: string) => new URL(url).port;
 
   it('refuses a denied address before connecting: a failed attempt naming the address and the rule', async () => {
@@ -378,7 +369,7 @@ describe('DeliverySender under a receiver policy', () => {
   it('refuses a host name whose addresses are all denied, at connect time, and sends again once allowed', async () => {
     const server = await startServer((_req, res) => res.writeHead(204).end());
     const url = `http://receiver.test:${portOf(server.url)}/hook`;
-    const resolver = resolving('receiver.test', ['127.0.0.1']);
+    const resolver = fixedResolver('receiver.test', ['127.0.0.1']);
     const blocked = await newSender({ receiverPolicy: denyLoopback, resolveAddresses: resolver }).send(request(url));
     expect(blocked).toMatchObject({ ok: false, error: 'blocked by receiver policy: 127.0.0.1 (127.0.0.0/8 RECEIVER_DENY)', blocked: true });
     expect(resolver.calls).toBe(1);
@@ -387,7 +378,7 @@ describe('DeliverySender under a receiver policy', () => {
     // The default policy allows loopback: the same name reaches the address it resolved to, the Host header kept.
     const sent = await newSender({ resolveAddresses: resolver }).send(request(url));
     expect(sent).toMatchObject({ ok: true, responseStatus: 204 });
-    expect(sent.blocked).toBeUndefined();
+    expect(sent).not.toHaveProperty('blocked');
     expect(server.requests.map((r) => r.headers.host)).toEqual([`receiver.test:${portOf(server.url)}`]);
   });
 

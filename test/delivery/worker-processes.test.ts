@@ -142,7 +142,7 @@ class Harness {
   }
 }
 
-describe('worker processes on one database (contract §5)', () => {
+describe('worker processes on one database (docs/api.md, Deliveries)', () => {
   it(
     onPostgres ? 'three worker processes drain 5,000 deliveries, each sent exactly once' : 'a worker process drains 5,000 deliveries, each sent exactly once',
     async () => {

@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createAlert, createSource, createWebhook } from '../support/fixtures.js';
-import { ApiClient, startTestService, type TestService } from '../support/test-service.js';
+import { ApiClient, useTestService } from '../support/test-service.js';
 
 const json = { 'content-type': 'application/json' };
 const DIGITS_ONLY = 'must be a whole number in plain decimal digits (no sign, leading zero, space, exponent or hex)';
 
 describe('bad input is a 400 naming the field, never a 500 (issue 8, items 9 and 13)', () => {
-  let t: TestService;
+  const t = useTestService();
   let alertId: number;
   let webhookId: number;
   beforeAll(async () => {
-    t = await startTestService();
     await createSource(t.admin, 'src');
     alertId = (await createAlert(t.admin, 'src')).id;
     webhookId = (await createWebhook(t.admin)).id;
   });
-  afterAll(async () => t?.close());
 
   describe('U+0000 and other text PostgreSQL cannot store', () => {
     it('refuses U+0000 in a sign-in, before anything is looked up', async () => {

@@ -1,19 +1,15 @@
 import { maxHeaderSize } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { readProcessConfig } from '../../src/config/env.js';
+import { readProcessConfig } from '../../src/env.js';
 import { createLogger } from '../../src/logger.js';
 import { createWebhook } from '../support/fixtures.js';
 import { rawRequest } from '../support/raw-http.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
-describe('errors (contract §0)', () => {
-  let t: TestService;
-  beforeAll(async () => {
-    t = await startTestService();
-  });
-  afterAll(async () => t?.close());
+describe('errors (docs/api.md, Errors)', () => {
+  const t = useTestService();
   const adminHeaders = () => (t.admin as unknown as { headers: Record<string, string> }).headers;
 
   it('answers an unknown route with 404 api_not_found', async () => {

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { describe, expect, it } from 'vitest';
+import { useTestService } from '../support/test-service.js';
 
 describe('health and the OpenAPI document', () => {
-  let t: TestService;
-  beforeAll(async () => {
-    t = await startTestService();
-  });
-  afterAll(async () => t?.close());
+  const t = useTestService();
 
   it('answers /health 200 while the database answers', async () => {
     const response = await t.anonymous.get('/health');

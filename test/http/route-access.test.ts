@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { DeclaredRoute } from '../../src/auth/authenticate.js';
 import { CONSOLE_ASSETS, CONSOLE_PAGES } from '../../src/console/console.routes.js';
-import { readProcessConfig } from '../../src/config/env.js';
+import { readProcessConfig } from '../../src/env.js';
 import { createLogger } from '../../src/logger.js';
 import { rawRequest } from '../support/raw-http.js';
 import { ApiClient, startTestService, type TestService } from '../support/test-service.js';

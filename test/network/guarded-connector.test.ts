@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { guardedConnector, guardedLookup, type AddressResolver } from '../../src/network/guarded-connector.js';
 import { RECEIVER_BLOCKED } from '../../src/network/receiver-blocked.js';
 import { parseReceiverPolicy, type ReceiverPolicySettings } from '../../src/network/receiver-policy.js';
+import { fixedResolver } from '../support/fixed-resolver.js';
 
 // Network safety: every server here listens on loopback and every resolver answers loopback addresses only, so a
 // guard that fails to refuse still reaches nothing but this machine.
@@ -68,19 +69,6 @@ async function failureOf(request: Promise<unknown>): Promise<Error & { code?: st
     return err as Error & { code?: string };
   }
   throw new Error('the request succeeded');
-}
-
-/** A resolver that answers fixed loopback addresses for one name, and counts its calls. */
-function fixedResolver(name: string, addresses: string[]): AddressResolver & { calls: number } {
-  const resolver = Object.assign(
-    async (hostname: string) => {
-      resolver.calls++;
-      if (hostname !== name) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-      return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-    },
-    { calls: 0 },
-  );
-  return resolver;
 }
 
 const DENY_LOOPBACK = { RECEIVER_DENY: '127.0.0.0/8,::1/128' };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, readProcessConfig } from '../../src/config/env.js';
+import { ConfigError, readProcessConfig } from '../../src/env.js';
 import { parseCidr, parseIpAddress } from '../../src/network/ip-address.js';
 import { DEFAULT_RECEIVER_POLICY, parseReceiverPolicy, ReceiverPolicyError, type ReceiverPolicySettings } from '../../src/network/receiver-policy.js';
 

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REDELIVER_BATCH_SIZE, redeliverFailed } from '../../src/outbox/redeliver-many.js';
-import { openTestDatabase, type TestDatabase } from '../support/test-service.js';
+import { useTestDatabase } from '../support/test-service.js';
 
 // The batched statement under `deliveries redeliver --failed` (and, later, the bulk redeliver routes).
 describe('redeliverFailed', () => {
-  let testDb: TestDatabase;
-  beforeAll(async () => {
-    testDb = await openTestDatabase();
-  });
-  afterAll(async () => testDb?.dispose());
+  const testDb = useTestDatabase();
 
   it('makes every matching failed delivery pending and due now over several batches, once, and leaves the rest', async () => {
     const { db } = testDb;

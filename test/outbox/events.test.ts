@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { caseUrl } from '../../src/alerts/case-url.js';
 import { renderCaseStatusChange, renderNewCase, renderNewMatch, renderPing } from '../../src/outbox/events.js';
 
-// Golden bytes: the exact payloads of contract §3, against fixed ids and timestamps.
+// Golden bytes: the exact payloads of docs/api.md (Events and payloads), against fixed ids and timestamps.
 const alert = { id: 3, title: 'Shared phone numbers', description: 'Two clients share a phone' };
 const createdAt = new Date('2026-11-22T10:04:05.123Z');
 const updatedAt = new Date('2026-11-22T11:00:00.000Z');

@@ -4,7 +4,7 @@ import { startTestService, type TestService } from '../support/test-service.js';
 
 type Payload = { eventType: string; sourceKey: string; data: { case: { id: number } } };
 
-describe('events and fan-out (contract §3)', () => {
+describe('events and fan-out (docs/api.md, Events and payloads)', () => {
   let t: TestService;
   const alerts: Record<string, number> = {};
   beforeAll(async () => {

@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, readProcessConfig } from '../../src/config/env.js';
+import { ConfigError, readProcessConfig } from '../../src/env.js';
 import { decodeSecretsKey, loadKeyring, SecretsKeyError } from '../../src/secrets/keyring.js';
 import { openSecret, sealSecret } from '../../src/secrets/secret-box.js';
 

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readProcessConfig } from '../../src/config/env.js';
+import { readProcessConfig } from '../../src/env.js';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { verifyPayloadHmac, verifyStandardWebhook } from '../../src/index.js';
 import { createLogger } from '../../src/logger.js';

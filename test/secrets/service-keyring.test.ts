@@ -1,7 +1,7 @@
 import { statSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readProcessConfig } from '../../src/config/env.js';
+import { readProcessConfig } from '../../src/env.js';
 import { createLogger } from '../../src/logger.js';
 import { decodeSecretsKey, KEY_FILE_NAME, secretsKeyOf } from '../../src/secrets/keyring.js';
 import { startService, type Service } from '../../src/service.js';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { initialPasswordPath } from '../../src/auth/initial-password.js';
-import { readProcessConfig } from '../../src/config/env.js';
+import { readProcessConfig } from '../../src/env.js';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { createLogger } from '../../src/logger.js';
 import { decodeSecretsKey, keyringOf, type Keyring } from '../../src/secrets/keyring.js';
@@ -176,4 +176,27 @@ function readGeneratedPassword(dataDir: string, printed: string): string {
   const file = initialPasswordPath(dataDir);
   if (printed.includes(file)) return readFileSync(file, 'utf8').trim();
   return /password (\S+)/.exec(printed)?.[1] ?? '';
+}
+
+/** A database for the enclosing `describe` (or file), as `openTestDatabase`: opened before its tests, disposed after. */
+export function useTestDatabase(): TestDatabase {
+  const opened = {} as TestDatabase;
+  beforeAll(async () => {
+    Object.assign(opened, await openTestDatabase());
+  });
+  afterAll(async () => opened.dispose?.());
+  return opened;
+}
+
+/**
+ * A service for the enclosing `describe` (or file): started before its tests, closed after them. The object answered
+ * is filled in when the service has started, so read it inside tests and hooks only.
+ */
+export function useTestService(options: TestServiceOptions = {}): TestService {
+  const started = {} as TestService;
+  beforeAll(async () => {
+    Object.assign(started, await startTestService(options));
+  });
+  afterAll(async () => started.close?.());
+  return started;
 }

@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_WEBHOOKS } from '../../src/limits.js';
 import { sealSecret } from '../../src/secrets/secret-box.js';
 import { createSource, createWebhook } from '../support/fixtures.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
 const SECRET = 'a-secret-of-16ch';
 
-describe('webhooks administration (contract §4)', () => {
-  let t: TestService;
+describe('webhooks administration (docs/api.md, Webhooks)', () => {
+  const t = useTestService();
   beforeAll(async () => {
-    t = await startTestService();
     await createSource(t.admin, 'src');
   });
-  afterAll(async () => t?.close());
 
   it('creates a webhook subscribed to every event by default, never returning the secret', async () => {
     const response = await t.admin.post('/api/admin/webhooks', { url: 'https://receiver.example.com/hooks?team=1', secret: 'super-secret-value' });

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireAdmin } from '../auth/authenticate.js';
 import { isAdmin } from '../auth/principal.js';
 import { invalidParameter } from '../errors.js';
 import { noContent } from '../http/no-content.js';
@@ -53,7 +52,6 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<SettingsRoutesOptions> = 
       },
     },
     async (request, reply) => {
-      requireAdmin(request);
       const { path, configuration } = request.body;
       let change: (current: WebhookSettings) => WebhookSettings;
       if (path === 'webhooks') {

@@ -5,10 +5,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
-import { readProcessConfig } from './config/env.js';
-import { verifyPayloadHmac, verifyStandardWebhook } from './index.js';
-import { createLogger } from './logger.js';
-import { startService, type Service } from './service.js';
+import { readProcessConfig } from '../env.js';
+import { verifyPayloadHmac, verifyStandardWebhook } from '../delivery/verify.js';
+import { createLogger } from '../logger.js';
+import { startService, type Service } from '../service.js';
 
 /**
  * `npm run demo`: the whole product end to end in a few seconds, with nothing to set up. A throwaway embedded
@@ -168,7 +168,7 @@ export async function runDemo(print: (line: string) => void = console.log): Prom
   }
 }
 
-/** The payload fields the demo prints (CONTRACT §3). */
+/** The payload fields the demo prints (docs/api.md, Events and payloads). */
 interface Payload {
   eventType?: string;
   data?: {

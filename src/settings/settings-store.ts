@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { describeDbError } from '../db/db-errors.js';
+import { OutageWarning } from '../db/outage-warning.js';
 import type { Database, Queryable } from '../db/database.js';
 import { createLogger, type Logger } from '../logger.js';
 import { normaliseStoredSettings, type WebhookSettings } from './webhook-settings.js';
@@ -21,7 +21,7 @@ export class SettingsStore {
   #events = new EventEmitter();
   #stopListening: (() => Promise<void>) | undefined;
   #timer: NodeJS.Timeout | undefined;
-  #refreshFailing = false;
+  readonly #refreshOutage: OutageWarning;
 
   private constructor(
     private readonly db: Database,
@@ -30,6 +30,7 @@ export class SettingsStore {
   ) {
     this.#current = initial.settings;
     this.#currentVersion = initial.version;
+    this.#refreshOutage = new OutageWarning(log, 'cannot read the settings; keeping the last known ones and retrying', 'reading the settings works again');
   }
 
   static async open(db: Database, log: Logger = createLogger('silent')): Promise<SettingsStore> {
@@ -84,13 +85,10 @@ export class SettingsStore {
   async refresh(): Promise<void> {
     try {
       this.#apply(await readVersionedSettings(this.db));
-      if (this.#refreshFailing) this.log.info('reading the settings works again');
-      this.#refreshFailing = false;
+      this.#refreshOutage.worked();
     } catch (err) {
-      // The database is briefly unreachable: keep the last known settings, the next refresh retries. Told once
-      // per outage, not every REFRESH_INTERVAL_MS.
-      if (!this.#refreshFailing) this.log.warn({ error: describeDbError(err) }, 'cannot read the settings; keeping the last known ones and retrying');
-      this.#refreshFailing = true;
+      // The database is briefly unreachable: keep the last known settings, the next refresh retries.
+      this.#refreshOutage.failed(err);
     }
   }
 

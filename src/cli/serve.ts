@@ -1,10 +1,10 @@
-import { readProcessConfig, redactUrl } from './config/env.js';
-import { schedulesProblem } from './delivery/schedule-health.js';
-import { startOperationsServer } from './http/operations-server.js';
-import { createLogger } from './logger.js';
-import { metricsRoutes } from './metrics/metrics.routes.js';
-import { startService, type Service } from './service.js';
-import { explainStartupFailure, listenFailure } from './cli/startup-failures.js';
+import { readProcessConfig, redactUrl } from '../env.js';
+import { schedulesProblem } from '../delivery/schedule-health.js';
+import { startOperationsServer } from '../http/operations-server.js';
+import { createLogger } from '../logger.js';
+import { metricsRoutes } from '../metrics/metrics.routes.js';
+import { startService, type Service } from '../service.js';
+import { explainStartupFailure, listenFailure } from './startup-failures.js';
 
 /**
  * `serve`: the service, as ROLE says. ROLE=worker listens for no API, so its health checks and its metrics are

@@ -1,11 +1,18 @@
 import { Cron } from 'croner';
 import { invalidParameter } from '../errors.js';
 
-/** The `webhooks` settings section (contract §6). */
+/** A CRON expression croner accepts (5 fields, or 6 with seconds): made only by validateSchedule. */
+export type CronExpression = string & { readonly __brand: 'CronExpression' };
+/** When a recurring task runs: on a CRON expression, or never. */
+export type Schedule = 'none' | CronExpression;
+/** When deliveries go out: also `immediate`, as soon as the transaction that made them due commits. */
+export type DeliveryFrequency = Schedule | 'immediate';
+
+/** The `webhooks` settings section (docs/api.md, Settings). */
 export interface WebhookSettings {
   enabled: boolean;
-  deliveryFrequency: string;
-  cleanupFrequency: string;
+  deliveryFrequency: DeliveryFrequency;
+  cleanupFrequency: Schedule;
   deliveryRetentionDelayMs: number;
   failedDeliveryRetentionDelayMs: number;
   requestTimeoutMs: number;
@@ -19,8 +26,8 @@ export interface WebhookSettings {
 
 export const DEFAULT_WEBHOOK_SETTINGS: Readonly<WebhookSettings> = Object.freeze({
   enabled: true,
-  deliveryFrequency: '* * * * *',
-  cleanupFrequency: '0 0 * * *',
+  deliveryFrequency: '* * * * *' as CronExpression,
+  cleanupFrequency: '0 0 * * *' as CronExpression,
   deliveryRetentionDelayMs: 86_400_000,
   failedDeliveryRetentionDelayMs: 604_800_000,
   requestTimeoutMs: 10_000,
@@ -76,7 +83,7 @@ function validateInteger(value: unknown, name: string, min: number, max: number)
  * words the option takes (`deliveryFrequency` also takes `immediate`, our extension: as soon as the deliveries'
  * transaction commits), for the messages.
  */
-function validateSchedule(value: unknown, name: string, others = ''): string {
+function validateSchedule(value: unknown, name: string, others = ''): Schedule {
   if (typeof value !== 'string') throw invalidParameter(`${name} must be a string: a CRON expression${others} or "none"`);
   const expression = value.trim();
   if (expression === 'none') return expression;
@@ -89,7 +96,7 @@ function validateSchedule(value: unknown, name: string, others = ''): string {
   } catch (err) {
     throw invalidParameter(`${name} "${value}" is not a valid CRON expression (${(err as Error).message})`);
   }
-  return expression;
+  return expression as CronExpression;
 }
 
 /**

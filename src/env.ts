@@ -1,14 +1,14 @@
 import type { KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { DEFAULT_POOL_SIZE, isPostgresUrl } from '../db/database.js';
-import { parseReceiverPolicy, ReceiverPolicyError, type ReceiverPolicy } from '../network/receiver-policy.js';
-import { decodeSecretsKey, SecretsKeyError } from '../secrets/keyring.js';
+import { DEFAULT_POOL_SIZE, isPostgresUrl } from './db/database.js';
+import { parseReceiverPolicy, ReceiverPolicyError, type ReceiverPolicy } from './network/receiver-policy.js';
+import { decodeSecretsKey, SecretsKeyError } from './secrets/keyring.js';
 
 export const ROLES = ['all', 'api', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** Process settings, read from the environment once at start and frozen (contract §6). */
+/** Process settings, read from the environment once at start and frozen (README.md, Configuration). */
 export interface ProcessConfig {
   readonly databaseUrl: string | undefined;
   /** PostgreSQL connections this process keeps (the LISTEN and health connections are besides these). */

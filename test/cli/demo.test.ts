@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runDemo } from '../src/demo.js';
+import { runDemo } from '../../src/cli/demo.js';
 
 // The demo brings its own embedded database whatever the project (pglite or postgres): this checks that a newcomer's
 // `npm run demo` goes through, end to end, and says so.

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_WEBHOOK_SETTINGS } from '../../src/config/webhook-settings.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_WEBHOOK_SETTINGS } from '../../src/settings/webhook-settings.js';
+import { useTestService } from '../support/test-service.js';
 
-describe('settings (contract §6)', () => {
-  let t: TestService;
-  beforeAll(async () => {
-    t = await startTestService();
-  });
-  afterAll(async () => t?.close());
+describe('settings (docs/api.md, Settings)', () => {
+  const t = useTestService();
 
   it('shows the defaults to an Admin, and no webhooks section to others', async () => {
     const response = await t.admin.get('/api/config');
