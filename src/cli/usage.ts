@@ -20,6 +20,8 @@ Commands:
                                     is read as JSON when it is JSON, else as a string:
                                       alert-webhooks config set deliveryFrequency '*/10 * * * * *'
                                       alert-webhooks config set retryScheduleMs '[60000, 300000]'
+  healthcheck                       exit 0 when this machine's service answers GET /health/live (the API port, or
+                                    METRICS_PORT for ROLE=worker), else 1: a container's HEALTHCHECK
   help, --version
 
 The admin, webhooks, deliveries and config commands work on the database directly: on PostgreSQL while the
