@@ -77,9 +77,15 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const sealed = await sealPlainSecrets(db, keyring);
     if (sealed) logger.info({ webhooks: sealed, keyId: keyring.current.id }, 'webhook secrets stored in clear were sealed');
 
-    const admin = await bootstrapAdmin(db, { email: config.adminEmail, password: config.adminPassword });
-    if (admin.generatedPassword) (options.announce ?? console.log)(announceInitialPassword(config, admin.generatedPassword, logger)); else if (admin.created) {
-      logger.info({ email: config.adminEmail }, 'created the first admin with ADMIN_PASSWORD');
+    // By a process that serves the API only: the generated password's file is then where the API runs (its volume,
+    // its pod), not in a worker's, where no one signs in.
+    if (config.role !== 'worker') {
+      const admin = await bootstrapAdmin(db, { email: config.adminEmail, password: config.adminPassword });
+      if (admin.generatedPassword) {
+        (options.announce ?? console.log)(announceInitialPassword(config, admin.generatedPassword, logger));
+      } else if (admin.created) {
+        logger.info({ email: config.adminEmail }, 'created the first admin with ADMIN_PASSWORD');
+      }
     }
 
     // The embedded database serves one process at a time (its data directory's lock): a claim found in it at start

@@ -200,7 +200,7 @@ describe('the container image, the compose processes and the npm package', () =>
       expect((await json(base, 'POST', '/api/config', cookie, { path: 'webhooks.deliveryFrequency', configuration: 'immediate' })).status).toBe(204);
       expect((await json(base, 'POST', '/api/admin/sources', cookie, { key: 'ship', name: 'Ship' })).status).toBe(201);
       const alert = await json(base, 'POST', '/api/admin/ship/alerts', cookie, { title: 'Shipped' });
-      expect((await json(base, 'POST', '/api/admin/webhooks', cookie, { url: receiver.url, secret: 'compose-secret' })).status).toBe(201);
+      expect((await json(base, 'POST', '/api/admin/webhooks', cookie, { url: receiver.url, secret: 'compose-secret-0123456789' })).status).toBe(201);
       const matches = Array.from({ length: 300 }, (_, i) => ({ nodes: [`n${i}`], edges: [] }));
       expect((await json(base, 'POST', `/api/admin/ship/alerts/${alert.body.id as number}/matches`, cookie, { matches })).status).toBe(200);
       await receiver.waitFor(300, 60_000);
@@ -265,7 +265,7 @@ describe('the container image, the compose processes and the npm package', () =>
     const password = readFileSync(path.join(env.DATA_DIR, 'initial-admin-password'), 'utf8').trim();
     const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ usernameOrEmail: 'admin', password }) });
     const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
-    expect((await json(base, 'POST', '/api/admin/webhooks', cookie, { url: 'http://127.0.0.1:9/hook', secret: 'package-secret' })).status).toBe(201);
+    expect((await json(base, 'POST', '/api/admin/webhooks', cookie, { url: 'http://127.0.0.1:9/hook', secret: 'package-secret-0123456789' })).status).toBe(201);
     // SIGTERM reaches the service through npx: it drains and ends.
     await stopGroup(served);
     expect(served.output()).toContain('stopping: finishing in-flight work');
