@@ -26,12 +26,13 @@ const COMMANDS: Record<string, Command> = {
   'webhooks list': async (args) => (await import('./cli/webhooks-list.js')).webhooksList(args),
   'deliveries redeliver': async (args) => (await import('./cli/redeliver.js')).deliveriesRedeliver(args),
   config: async (args) => (await import('./cli/config.js')).config(args),
+  'graph load': async (args) => (await import('./cli/graph-load.js')).graphLoad(args),
   healthcheck: noArgs('healthcheck', async () => (await import('./cli/healthcheck.js')).healthcheck()),
 };
 // OperatorError (src/cli/startup-failures.ts), AppError (a rule of the API, src/errors.ts), ConfigError (the
 // environment), DataDirLockedError, SecretsKeyError, SealedSecretError (a sealed secret that does not open: key ids only).
 const OPERATOR_ERRORS = new Set(['OperatorError', 'AppError', 'ConfigError', 'DataDirLockedError', 'SecretsKeyError', 'SealedSecretError']);
-const GROUPS = new Set(['admin', 'webhooks', 'deliveries']);
+const GROUPS = new Set(['admin', 'webhooks', 'deliveries', 'graph']);
 
 async function main(argv: readonly string[]): Promise<void> {
   const [first = 'serve', ...rest] = argv;

@@ -2,11 +2,10 @@ import { AdvisoryLockNamespace } from '../db/advisory-locks.js';
 import type { Database } from '../db/database.js';
 import { invalidParameter } from '../errors.js';
 import { MAX_DELIVERIES_PER_CALL } from '../limits.js';
-import { countSubscribedWebhooks, enqueueEvents, webhooksEnabled, type DomainEvent } from '../outbox/enqueue.js';
-import { renderNewCase, renderNewMatch } from '../outbox/events.js';
+import { countSubscribedWebhooks, webhooksEnabled } from '../outbox/enqueue.js';
 import { findAlert } from './alerts.js';
-import { caseUrl } from './case-url.js';
-import { hashTarget, targetOf, type Match, type Target } from './target.js';
+import { recordMatches } from './record-matches.js';
+import { targetOf, type Match, type Target } from './target.js';
 
 export const MAX_MATCHES_PER_CALL = 1000;
 export const MAX_TARGET_IDS = 10_000;
@@ -15,14 +14,6 @@ export const MAX_ID_LENGTH = 256;
 export interface MatchResult {
   id: number;
   created: boolean;
-}
-
-interface UpsertedCase {
-  id: number;
-  hash: string;
-  inserted: boolean;
-  created_at: Date;
-  updated_at: Date;
 }
 
 /** Checks every rule before anything is written: a call that breaks one changes nothing. */
@@ -81,53 +72,15 @@ export async function reportMatches(
     return [];
   }
   await checkDeliveryBound(db, sourceKey, targets.length, maxDeliveries);
-  const hashes = targets.map(hashTarget);
-
-  // One row per distinct target, with how many times this call matched it.
-  const distinct = new Map<string, { target: Target; count: number }>();
-  targets.forEach((target, i) => {
-    const entry = distinct.get(hashes[i]!);
-    if (entry) entry.count++;
-    else distinct.set(hashes[i]!, { target, count: 1 });
-  });
-  // In the order of first occurrence, so new cases get ids in the order they were reported.
-  const rows = [...distinct.entries()];
-
   return db.transaction(async (tx) => {
     // One report of an alert at a time. Two concurrent calls sharing targets in different orders would otherwise
     // lock the same case rows in different orders and deadlock; six such calls at once exhausted db.transaction's
-    // retries in CI. An alert has one runner, so serialising its reports costs nothing in practice.
+    // retries in CI. An alert's runs take the same lock (alert-run.ts).
     await tx.query('SELECT pg_advisory_xact_lock($1, $2)', [AdvisoryLockNamespace.alertMatches, alertId]);
     // FOR SHARE: the alert cannot be deleted under us; its title and description are frozen into the payloads.
     const alert = await findAlert(tx, sourceKey, alertId, true);
-    const { rows: upserted } = await tx.query<UpsertedCase>(
-      `INSERT INTO cases AS c (alert_id, hash, nodes, edges, match_count)
-       SELECT $1, r.hash, ARRAY(SELECT jsonb_array_elements_text(r.nodes)), ARRAY(SELECT jsonb_array_elements_text(r.edges)), r.n
-       FROM jsonb_to_recordset($2::jsonb) AS r(hash text, nodes jsonb, edges jsonb, n int)
-       ON CONFLICT (alert_id, hash) DO UPDATE SET match_count = c.match_count + EXCLUDED.match_count, updated_at = now()
-       RETURNING c.id, c.hash, (c.xmax = 0) AS inserted, c.created_at, c.updated_at`,
-      [alertId, JSON.stringify(rows.map(([hash, { target, count }]) => ({ hash, nodes: target.nodes, edges: target.edges, n: count })))],
-    );
-    const byHash = new Map(upserted.map((row) => [row.hash, row]));
-
-    const seen = new Set<string>();
-    const results: MatchResult[] = [];
-    const events: DomainEvent[] = [];
-    targets.forEach((target, i) => {
-      const hash = hashes[i]!;
-      const row = byHash.get(hash)!;
-      // The first match of a target that had no case created it; any other match of it is a new match.
-      const created = row.inserted && !seen.has(hash);
-      seen.add(hash);
-      results.push({ id: row.id, created });
-      const snapshot = { id: row.id, createdAt: row.created_at, nodes: target.nodes, edges: target.edges, url: caseUrl(publicBaseUrl, alertId, row.id) };
-      events.push({
-        eventType: created ? 'newCase' : 'newMatch',
-        sourceKey,
-        payload: created ? renderNewCase(sourceKey, alert, snapshot) : renderNewMatch(sourceKey, alert, { ...snapshot, updatedAt: row.updated_at }),
-      });
-    });
-    await enqueueEvents(tx, events);
-    return results;
+    const found = targets.map((target) => ({ identity: target, caseKey: target }));
+    const { matches: recorded } = await recordMatches(tx, { publicBaseUrl, sourceKey, alert }, found, 'report');
+    return recorded.map(({ caseId, created }) => ({ id: caseId, created }));
   });
 }

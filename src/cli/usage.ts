@@ -20,6 +20,11 @@ Commands:
                                     is read as JSON when it is JSON, else as a string:
                                       alert-webhooks config set deliveryFrequency '*/10 * * * * *'
                                       alert-webhooks config set retryScheduleMs '[60000, 300000]'
+  graph load <sourceKey> --nodes <Label>=<file.csv> … [--edges <Type>=<file.csv> …]
+                                    load CSV files into a data source's embedded graph, all or nothing; tables
+                                    are made from the headers (a node file's first column is its key; an edge
+                                    file starts from:<Label>,to:<Label>; other columns name:TYPE, STRING if
+                                    untyped); the service must be stopped (it holds the graph)
   healthcheck                       exit 0 when this machine's service answers GET /health/live (the API port, or
                                     METRICS_PORT for ROLE=worker), else 1: a container's HEALTHCHECK
   help, --version

@@ -15,6 +15,11 @@ import type { Keyring } from '../secrets/keyring.js';
 import { openSecret } from '../secrets/secret-box.js';
 import type { StoredGraph } from './graph-settings.js';
 
+/** Where the embedded graph of `sourceKey` keeps its files (a key's characters are safe in a path). */
+export function embeddedGraphFolder(dataDir: string, sourceKey: string): string {
+  return path.join(dataDir, 'graphs', sourceKey);
+}
+
 export interface GraphRegistryOptions {
   dataDir: string;
   bufferPoolBytes: number;
@@ -54,9 +59,8 @@ export class GraphRegistry {
     this.#options = options;
   }
 
-  /** Where the embedded graph of `sourceKey` keeps its files (the key's characters are safe in a path). */
   embeddedFolder(sourceKey: string): string {
-    return path.join(this.#options.dataDir, 'graphs', sourceKey);
+    return embeddedGraphFolder(this.#options.dataDir, sourceKey);
   }
 
   /** Opens an adapter for `settings` without keeping it: for checking a connection before anything is stored. */

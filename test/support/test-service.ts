@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { initialPasswordPath } from '../../src/auth/initial-password.js';
@@ -131,11 +133,16 @@ export interface TestServiceOptions {
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const testDb = options.testDb ?? (await openTestDatabase());
+  // On PostgreSQL, DATA_DIR holds only the embedded graphs: a folder of this service's own, not the working directory's ./data.
+  const graphDir = testDb.kind === 'postgres' && !options.env?.DATA_DIR ? mkdtempSync(path.join(tmpdir(), 'aw-graphs-')) : undefined;
   const config = readProcessConfig({
     ADMIN_PASSWORD,
     PUBLIC_BASE_URL: 'https://lke.example.com',
     // No schedules unless a test asks (ROLE=all): a test drives the worker itself, so nothing is sent behind its back.
     ROLE: 'api',
+    // Small: a test's graphs are small, and several services run at once.
+    GRAPH_MEMORY_MB: '64',
+    ...(graphDir ? { DATA_DIR: graphDir } : {}),
     ...secretsKeyEnv(testDb),
     ...options.env,
   });
@@ -168,6 +175,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     async close() {
       await service.close();
       if (!options.testDb) await testDb.dispose();
+      if (graphDir) removeDir(graphDir);
     },
   };
 }

@@ -1,0 +1,124 @@
+/**
+ * The one way matches become cases and events, whoever found them: the alert runner (alert-run.ts), which reports
+ * nothing for a match an earlier run recorded, and the match report of the API (matches.ts), where every reported
+ * match is an event (docs/api.md, "Matches"). Runs inside the caller's transaction, after its per-alert lock.
+ */
+import type { Transaction } from '../db/database.js';
+import type { PropertyValue } from '../graph/items.js';
+import { enqueueEvents, type DomainEvent } from '../outbox/enqueue.js';
+import { renderNewCase, renderNewMatch, type AlertSummary } from '../outbox/events.js';
+import { caseUrl } from './case-url.js';
+import { hashTarget, type Target } from './target.js';
+
+export interface FoundMatch {
+  /** The match's own nodes and edges: its identity. */
+  identity: Target;
+  /** The nodes and edges that name its case (the alert's `target` variable, or the whole match). */
+  caseKey: Target;
+  columns?: Record<string, PropertyValue>;
+}
+
+export interface RecordContext {
+  publicBaseUrl: string;
+  sourceKey: string;
+  alert: AlertSummary;
+}
+
+export interface RecordedMatch {
+  caseId: number;
+  created: boolean;
+  /** False for a match an earlier run recorded (mode `run`): no event. */
+  recorded: boolean;
+}
+
+export interface RecordedBatch {
+  matches: RecordedMatch[];
+  matchesNew: number;
+  matchesSeen: number;
+  casesOpened: number;
+  events: number;
+}
+
+interface UpsertedCase {
+  id: number;
+  hash: string;
+  inserted: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * Records `found` for the alert: `mode: 'run'` skips matches the alert recorded before (identity), `mode: 'report'`
+ * takes each as a new match. Each recorded match opens its case (newCase) or adds to it (newMatch).
+ */
+export async function recordMatches(tx: Transaction, context: RecordContext, found: readonly FoundMatch[], mode: 'run' | 'report'): Promise<RecordedBatch> {
+  const { alert, sourceKey, publicBaseUrl } = context;
+  const identities = found.map((m) => hashTarget(m.identity));
+  const seen = new Set<string>();
+  if (mode === 'run' && found.length > 0) {
+    const { rows } = await tx.query<{ hash: string }>('SELECT hash FROM alert_matches WHERE alert_id = $1 AND hash = ANY($2::text[])', [alert.id, identities]);
+    for (const row of rows) seen.add(row.hash);
+  }
+  // Which of `found` are recorded now: in a run, each identity once (a query may return a row twice).
+  const recording = found.map((_, i) => {
+    if (mode === 'report') return true;
+    const hash = identities[i]!;
+    if (seen.has(hash)) return false;
+    seen.add(hash);
+    return true;
+  });
+  const caseHashes = found.map((m) => hashTarget(m.caseKey));
+  // One row per case key of what is recorded, with how many matches it gets, in order of first occurrence.
+  const cases = new Map<string, { key: Target; count: number }>();
+  found.forEach((m, i) => {
+    if (!recording[i]) return;
+    const entry = cases.get(caseHashes[i]!);
+    if (entry) entry.count++;
+    else cases.set(caseHashes[i]!, { key: m.caseKey, count: 1 });
+  });
+  const byHash = new Map<string, UpsertedCase>();
+  if (cases.size > 0) {
+    const { rows } = await tx.query<UpsertedCase>(
+      `INSERT INTO cases AS c (alert_id, hash, nodes, edges, match_count)
+       SELECT $1, r.hash, ARRAY(SELECT jsonb_array_elements_text(r.nodes)), ARRAY(SELECT jsonb_array_elements_text(r.edges)), r.n
+       FROM jsonb_to_recordset($2::jsonb) AS r(hash text, nodes jsonb, edges jsonb, n int)
+       ON CONFLICT (alert_id, hash) DO UPDATE SET match_count = c.match_count + EXCLUDED.match_count, updated_at = now()
+       RETURNING c.id, c.hash, (c.xmax = 0) AS inserted, c.created_at, c.updated_at`,
+      [alert.id, JSON.stringify([...cases].map(([hash, { key, count }]) => ({ hash, nodes: key.nodes, edges: key.edges, n: count })))],
+    );
+    for (const row of rows) byHash.set(row.hash, row);
+  }
+
+  const opened = new Set<string>();
+  const events: DomainEvent[] = [];
+  const kept: { hash: string; caseId: number; nodes: string[]; edges: string[]; columns: Record<string, PropertyValue> }[] = [];
+  const matches = found.map((m, i): RecordedMatch => {
+    const caseHash = caseHashes[i]!;
+    if (!recording[i]) return { caseId: 0, created: false, recorded: false };
+    const row = byHash.get(caseHash)!;
+    // The first match of a case key that had no case opened it; any other match of it is a new match.
+    const created = row.inserted && !opened.has(caseHash);
+    if (row.inserted) opened.add(caseHash);
+    kept.push({ hash: identities[i]!, caseId: row.id, nodes: m.identity.nodes, edges: m.identity.edges, columns: m.columns ?? {} });
+    const snapshot = { id: row.id, createdAt: row.created_at, nodes: m.caseKey.nodes, edges: m.caseKey.edges, url: caseUrl(publicBaseUrl, alert.id, row.id) };
+    events.push({
+      eventType: created ? 'newCase' : 'newMatch',
+      sourceKey,
+      payload: created ? renderNewCase(sourceKey, alert, snapshot) : renderNewMatch(sourceKey, alert, { ...snapshot, updatedAt: row.updated_at }),
+    });
+    return { caseId: row.id, created, recorded: true };
+  });
+  if (kept.length > 0) {
+    // A reported match seen before is recorded once (its first case); a run never inserts a seen one.
+    await tx.query(
+      `INSERT INTO alert_matches (alert_id, hash, case_id, nodes, edges, columns)
+       SELECT $1, r.hash, r.case_id, ARRAY(SELECT jsonb_array_elements_text(r.nodes)), ARRAY(SELECT jsonb_array_elements_text(r.edges)), r.columns
+       FROM jsonb_to_recordset($2::jsonb) AS r(hash text, case_id int, nodes jsonb, edges jsonb, columns jsonb)
+       ON CONFLICT (alert_id, hash) DO NOTHING`,
+      [alert.id, JSON.stringify(kept.map((k) => ({ hash: k.hash, case_id: k.caseId, nodes: k.nodes, edges: k.edges, columns: k.columns })))],
+    );
+  }
+  await enqueueEvents(tx, events);
+  const matchesNew = kept.length;
+  return { matches, matchesNew, matchesSeen: found.length - matchesNew, casesOpened: opened.size, events: events.length };
+}

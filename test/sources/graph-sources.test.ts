@@ -1,0 +1,131 @@
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { useTestService } from '../support/test-service.js';
+
+/** A loopback port nothing listens on: a Bolt URL that cannot be reached. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const SCHEMA = [
+  'CREATE NODE TABLE Client(id STRING, name STRING, PRIMARY KEY(id))',
+  'CREATE NODE TABLE Phone(number STRING, PRIMARY KEY(number))',
+  'CREATE REL TABLE HAS_PHONE(FROM Client TO Phone)',
+];
+
+describe('data sources with a graph, and LKE\'s graph routes', () => {
+  const t = useTestService();
+
+  it('creates a source with an embedded graph, and an Admin writes to it through run/query', async () => {
+    const created = await t.admin.post('/api/admin/sources', { key: 'fraud', name: 'Fraud', graph: { vendor: 'embedded' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({ key: 'fraud', name: 'Fraud', graph: { vendor: 'embedded', allowWrites: true } });
+    for (const query of [...SCHEMA, "CREATE (:Client {id: 'alice', name: 'Alice'})-[:HAS_PHONE]->(:Phone {number: '555'})<-[:HAS_PHONE]-(:Client {id: 'bob', name: 'Bob'})"]) {
+      const answer = await t.admin.post('/api/fraud/graph/run/query', { query, dialect: 'cypher' });
+      expect(answer.status, `${query}: ${JSON.stringify(answer.body)}`).toBe(200);
+    }
+    expect((await t.admin.get('/api/admin/sources/fraud')).body).toEqual(created.body);
+    expect((await t.admin.get('/api/admin/sources')).body.items).toContainEqual(created.body);
+  });
+
+  it('answers a read query to any signed-in user in LKE\'s shapes, each item once', async () => {
+    const analyst = await t.userClient('graph-analyst');
+    const answer = await analyst.post('/api/fraud/graph/run/query', { query: 'MATCH p = (a:Client)-[:HAS_PHONE]->(ph:Phone)<-[:HAS_PHONE]-(b:Client) WHERE a.id < b.id RETURN p, a' });
+    expect(answer.status).toBe(200);
+    expect(answer.body.truncatedByLimit).toBe(false);
+    expect(answer.body.truncatedByAccess).toBe(false);
+    expect(answer.body.nodes.map((n: { id: string }) => n.id).sort()).toEqual(['Client:alice', 'Client:bob', 'Phone:555']);
+    expect(answer.body.edges.map((e: { id: string }) => e.id).sort()).toEqual(['HAS_PHONE:Client:alice->Phone:555', 'HAS_PHONE:Client:bob->Phone:555']);
+    expect(answer.body.nodes.find((n: { id: string }) => n.id === 'Client:alice')).toMatchObject({ data: { categories: ['Client'], properties: { id: 'alice', name: 'Alice' } } });
+    const limited = await analyst.post('/api/fraud/graph/run/query', { query: 'MATCH (c:Client) RETURN c', limit: 1 });
+    expect(limited.body).toMatchObject({ truncatedByLimit: true });
+    expect(limited.body.nodes).toHaveLength(1);
+  });
+
+  it('refuses a write to a non-Admin, and to an Admin where the graph does not allow writes, changing nothing', async () => {
+    const analyst = await t.userClient('graph-writer');
+    const write = { query: "CREATE (:Client {id: 'mallory'})" };
+    const refused = await analyst.post('/api/fraud/graph/run/query', write);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ key: 'write_forbidden', message: expect.stringMatching(/only Admins/) });
+    expect((await t.admin.patch('/api/admin/sources/fraud', { graph: { vendor: 'embedded', allowWrites: false } })).body.graph).toEqual({ vendor: 'embedded', allowWrites: false });
+    const adminRefused = await t.admin.post('/api/fraud/graph/run/query', write);
+    expect(adminRefused.status).toBe(403);
+    expect(adminRefused.body.message).toMatch(/does not allow writes/);
+    const count = await t.admin.post('/api/fraud/graph/run/query', { query: "MATCH (c:Client {id: 'mallory'}) RETURN c" });
+    expect(count.body.nodes).toEqual([]);
+  });
+
+  it('gets nodes and edges by id, 404 for an id of nothing', async () => {
+    const analyst = await t.userClient('graph-reader');
+    expect((await analyst.get('/api/fraud/graph/nodes/Client:alice')).body).toMatchObject({ id: 'Client:alice', data: { categories: ['Client'] } });
+    const edge = await analyst.get(`/api/fraud/graph/edges/${encodeURIComponent('HAS_PHONE:Client:bob->Phone:555')}`);
+    expect(edge.body).toMatchObject({ source: 'Client:bob', target: 'Phone:555', data: { type: 'HAS_PHONE' } });
+    const missing = await analyst.get('/api/fraud/graph/nodes/Client:nobody');
+    expect(missing.status).toBe(404);
+    expect(missing.body.key).toBe('not_found');
+  });
+
+  it('answers bad queries, time-outs and sources without a graph with their keys', async () => {
+    const syntax = await t.admin.post('/api/fraud/graph/run/query', { query: 'MATCH (c RETURN c' });
+    expect(syntax.status).toBe(400);
+    expect(syntax.body.key).toBe('bad_graph_request');
+    const slow = await t.admin.post('/api/fraud/graph/run/query', { query: 'UNWIND range(1, 30000000) AS x WITH x WHERE x % 7 = 3 RETURN sum(x) AS s', timeout: 200 });
+    expect(slow.status).toBe(504);
+    expect(slow.body.key).toBe('graph_request_timeout');
+    expect((await t.admin.post('/api/fraud/graph/run/query', { query: 'MATCH (c:Client) RETURN count(c) AS n' })).status).toBe(200);
+    await t.admin.post('/api/admin/sources', { key: 'plain', name: 'No graph' });
+    const none = await t.admin.post('/api/plain/graph/run/query', { query: 'RETURN 1' });
+    expect(none.status).toBe(400);
+    expect(none.body.message).toMatch(/has no graph/);
+    const unknown = await t.admin.post('/api/nope/graph/run/query', { query: 'RETURN 1' });
+    expect(unknown.body.key).toBe('dataSource_unavailable');
+    const dialect = await t.admin.post('/api/fraud/graph/run/query', { query: 'RETURN 1', dialect: 'gremlin' });
+    expect(dialect.status).toBe(400);
+    expect(dialect.body.message).toMatch(/dialect/);
+  });
+
+  it('refuses a Neo4j graph it cannot reach, saying so, and stores nothing; never answers a password', async () => {
+    const port = await closedPort();
+    const answer = await t.admin.post('/api/admin/sources', {
+      key: 'remote',
+      name: 'Remote',
+      graph: { vendor: 'neo4j', url: `bolt://127.0.0.1:${port}`, user: 'neo4j', password: 'hunter2-secret' },
+    });
+    expect(answer.status).toBe(503);
+    expect(answer.body.key).toBe('data_source_unavailable');
+    expect(answer.body.message).toMatch(/unreachable/);
+    expect(JSON.stringify(answer.body)).not.toContain('hunter2-secret');
+    expect((await t.admin.get('/api/admin/sources/remote')).status).toBe(404);
+    for (const [graph, rule] of [
+      [{ vendor: 'neo4j', url: 'http://127.0.0.1:7687', user: 'neo4j', password: 'x' }, /graph.url must use one of bolt/],
+      [{ vendor: 'neo4j', url: 'bolt://neo4j:pw@127.0.0.1:7687', user: 'neo4j', password: 'x' }, /must not carry a user or password/],
+      [{ vendor: 'neo4j', url: 'bolt://127.0.0.1:7687', user: 'neo4j' }, /graph.password is required/],
+      [{ vendor: 'neo4j', url: 'bolt://127.0.0.1:7687', user: 'neo4j', password: 'x', database: 'bad name' }, /graph.database/],
+      [{ vendor: 'embedded', url: 'bolt://127.0.0.1:7687' }, /graph.url is only for vendor "neo4j"/],
+      [{ vendor: 'oracle' }, /vendor/],
+    ] as const) {
+      const refused = await t.admin.post('/api/admin/sources', { key: 'bad-graph', name: 'Bad', graph });
+      expect(refused.status, JSON.stringify(graph)).toBe(400);
+      expect(refused.body.message, JSON.stringify(graph)).toMatch(rule);
+    }
+  });
+
+  it('reports each graph in readiness and metrics, and lets go of a deleted source\'s graph', async () => {
+    const ready = await t.anonymous.get('/health/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body.graphs).toEqual([{ sourceKey: 'fraud', vendor: 'embedded', up: true, latencyMs: expect.any(Number) }]);
+    const metrics = await t.admin.get('/metrics');
+    expect(String(metrics.body)).toMatch(/^graph_up\{source="fraud"\} 1$/m);
+    expect(String(metrics.body)).toMatch(/graph_query_duration_seconds_count\{source="fraud",outcome="ok"\} \d+/);
+    const analyst = await t.userClient('graph-lister');
+    expect((await analyst.get('/api/dataSources')).body).toContainEqual({ key: 'fraud', name: 'Fraud', connected: true });
+    expect((await t.admin.delete('/api/admin/sources/fraud')).status).toBe(204);
+    expect(t.service.graphs.opened().map((g) => g.sourceKey)).not.toContain('fraud');
+    expect((await t.admin.post('/api/fraud/graph/run/query', { query: 'RETURN 1' })).body.key).toBe('dataSource_unavailable');
+  });
+});
