@@ -207,13 +207,17 @@ describe('the container image, the compose processes and the npm package', () =>
       const ids = receiver.received.map((r) => r.headers['webhook-id']);
       expect(new Set(ids).size).toBe(300);
 
-      // Who sent what: each worker's own count of sent attempts, on its METRICS_PORT.
-      const sentBy = await Promise.all(
-        workers.map(async ({ env }) => {
-          const text = await (await fetch(`http://127.0.0.1:${env.METRICS_PORT}/metrics`)).text();
-          return [...text.matchAll(/^webhook_delivery_attempts_total\{[^}]*outcome="sent"[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
-        }),
-      );
+      // Who sent what: each worker's own count of sent attempts, on its METRICS_PORT (counted once the answer is
+      // read, a moment after the receiver counted the request).
+      const sentByWorker = () =>
+        Promise.all(
+          workers.map(async ({ env }) => {
+            const text = await (await fetch(`http://127.0.0.1:${env.METRICS_PORT}/metrics`)).text();
+            return [...text.matchAll(/^webhook_delivery_attempts_total\{[^}]*outcome="sent"[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+          }),
+        );
+      let sentBy: number[] = [];
+      await waitUntil(async () => (sentBy = await sentByWorker()).reduce((a, b) => a + b, 0) >= 300, 'the workers counted 300 sent', 15_000);
       expect(sentBy.reduce((a, b) => a + b, 0)).toBe(300);
       for (const sent of sentBy) expect(sent, `each worker sent some: ${sentBy.join(' and ')}`).toBeGreaterThan(0);
       // The API process serves the API and sends nothing.
