@@ -82,7 +82,8 @@ describe('the OpenAPI document, linted and generated from', () => {
   it('generates a TypeScript client with openapi-typescript that compiles, with a call typed from it', async () => {
     const generated = astToString(await openapiTS(document as never));
     expect(generated).toContain('"/api/admin/webhooks"');
-    writeFileSync(path.join(dir, 'api.d.ts'), generated);
+    // A .ts file, so that skipping the checks of library declarations (Node's, TypeScript's lib) still checks it.
+    writeFileSync(path.join(dir, 'api.ts'), generated);
     // A use of the generated types that must compile: a webhook creation body and a delivery's typed payload.
     writeFileSync(
       path.join(dir, 'use.ts'),
@@ -101,9 +102,9 @@ describe('the OpenAPI document, linted and generated from', () => {
       module: ts.ModuleKind.NodeNext,
       moduleResolution: ts.ModuleResolutionKind.NodeNext,
       types: [],
-      skipLibCheck: false,
+      skipLibCheck: true,
     });
     const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect(diagnostics).toEqual([]);
-  });
+  }, 120_000);
 });
