@@ -1,6 +1,8 @@
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { RunDependencies } from './alerts/alert-run.js';
+import { alertRunRoutes } from './alerts/alert-runs.routes.js';
 import { alertRoutes } from './alerts/alerts.routes.js';
 import { applicationRoutes } from './auth/applications.routes.js';
 import { authRoutes } from './auth/auth.routes.js';
@@ -41,6 +43,10 @@ export interface AppDependencies {
   metrics?: Metrics;
   /** The data sources' graphs. */
   graphs: GraphRegistry;
+  /** What running an alert needs (POST …/run runs it in this process when asked to wait). */
+  alertRuns: RunDependencies;
+  /** Where this process runs the alert schedule: looks for due runs now. */
+  kickAlertRuns?: () => void;
 }
 
 /**
@@ -83,7 +89,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(settingsRoutes, { settings, publicBaseUrl: config.publicBaseUrl });
   await app.register(sourceRoutes, { db, keyring: deps.keyring, graphs: deps.graphs });
   await app.register(graphRoutes, { db, graphs: deps.graphs, metrics: deps.metrics });
-  await app.register(alertRoutes, { db, publicBaseUrl: config.publicBaseUrl });
+  await app.register(alertRoutes, { db, publicBaseUrl: config.publicBaseUrl, graphs: deps.graphs, limits: config.alertLimits });
+  await app.register(alertRunRoutes, { run: deps.alertRuns, kick: deps.kickAlertRuns });
   await app.register(withAccess('admin', webhookRoutes), { db, settings, receiverPolicy: config.receiverPolicy, keyring: deps.keyring });
   await app.register(withAccess('admin', deliveryRoutes), { db, settings, worker: deps.worker });
   await app.register(consoleRoutes);

@@ -53,6 +53,8 @@ export interface ProcessConfig {
   readonly secretsKeyPrevious: KeyObject | undefined;
   /** GRAPH_MEMORY_MB: the buffer pool of each embedded graph (Kùzu's own default is most of the machine's memory). */
   readonly graphBufferPoolBytes: number;
+  /** ALERTS_MAX_MATCHES_LIMIT, ALERTS_MAX_RUNTIME_LIMIT_MS: the most an alert may ask for (LKE's maxMatchesLimit, maxRuntimeLimit). */
+  readonly alertLimits: { maxMatches: number; maxRuntimeMs: number };
 }
 
 export type TrustProxy = boolean | string[] | TrustHops;
@@ -99,6 +101,10 @@ export function readProcessConfig(env: NodeJS.ProcessEnv = process.env): Process
     receiverPolicy: receiverPolicyFrom(env),
     ...secretsKeysFrom(env),
     graphBufferPoolBytes: intFrom(env, 'GRAPH_MEMORY_MB', 256, 16, 1024 * 1024) * 1024 * 1024,
+    alertLimits: {
+      maxMatches: intFrom(env, 'ALERTS_MAX_MATCHES_LIMIT', 5000, 1, 10_000_000),
+      maxRuntimeMs: intFrom(env, 'ALERTS_MAX_RUNTIME_LIMIT_MS', 600_000, 1000, 86_400_000),
+    },
   });
 }
 

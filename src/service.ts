@@ -1,4 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { RunDependencies } from './alerts/alert-run.js';
+import { AlertScheduler } from './alerts/alert-scheduler.js';
 import { buildApp } from './app.js';
 import { bootstrapAdmin } from './auth/bootstrap.js';
 import { initialPasswordPath, writeInitialPassword } from './auth/initial-password.js';
@@ -31,6 +35,8 @@ export interface Service {
   readonly metrics: Metrics;
   /** The graphs of the data sources, opened by this process when first needed. */
   readonly graphs: GraphRegistry;
+  /** What running an alert needs in this process (the runner, its claims' owner name). */
+  readonly alertRuns: RunDependencies;
   /** Stops taking requests and work, lets what is in flight finish, closes the database. */
   close(): Promise<void>;
 }
@@ -92,6 +98,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     // is a previous process's that ended without giving it back (killed). Its deliveries go out now, not at the end
     // of its lease (95 s at the default time-out there, see CLAIM_DEPTH in delivery/worker.ts).
     if (db.kind === 'pglite') {
+      // The same for alert runs: a run claimed by the killed process is due again (it recorded nothing).
+      await db.query('UPDATE alerts SET run_owner = NULL, run_locked_until = NULL WHERE run_locked_until IS NOT NULL');
       const released = await releaseOrphanedClaims(db);
       if (released) logger.info({ deliveries: released }, 'claims left by a previous process released: those deliveries are due again');
     }
@@ -114,8 +122,20 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     });
     // Readiness asks whether the schedules run only where this process runs them.
     const schedules = config.role === 'api' ? undefined : () => schedulesProblem(engine, settings.webhooks);
-    const app = await buildApp({ db, settings, config, logger, worker: engine.worker, keyring, schedules, metrics, graphs });
+    const alertRuns: RunDependencies = {
+      db,
+      graphs,
+      publicBaseUrl: config.publicBaseUrl,
+      limits: config.alertLimits,
+      logger,
+      owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+      onRun: (run) => metrics.alertRun(run.outcome, run.durationMs / 1000, run.matchesNew),
+    };
+    // Alerts run where the workers run: a ROLE=api process only answers the API.
+    const alertScheduler = config.role === 'api' ? undefined : new AlertScheduler(alertRuns);
+    const app = await buildApp({ db, settings, config, logger, worker: engine.worker, keyring, schedules, metrics, graphs, alertRuns, kickAlertRuns: alertScheduler && (() => alertScheduler.kick()) });
     await app.ready();
+    alertScheduler?.start();
 
     let closed = false;
     return {
@@ -126,11 +146,13 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       keyring,
       metrics,
       graphs,
+      alertRuns,
       async close() {
         if (closed) return;
         closed = true;
         // Stop taking requests, then stop claiming and let attempts in flight finish, then let go of the database.
         await app.close();
+        await alertScheduler?.stop();
         await engine.stop();
         await settings.close();
         await graphs.close();

@@ -3,49 +3,29 @@ import { Type } from 'typebox';
 import { requireUser } from '../auth/authenticate.js';
 import type { Database } from '../db/database.js';
 import { noContent } from '../http/no-content.js';
-import { errorResponses, pageOf, Paging, PositiveId, Timestamp } from '../http/schemas.js';
-import { SOURCE_KEY_PATTERN } from '../sources/sources.js';
-import { createAlert, deleteAlert, findAlert, listAlerts, MAX_DESCRIPTION, MAX_TITLE, toAlert, updateAlert } from './alerts.js';
+import { errorResponses, pageOf, Paging, Timestamp } from '../http/schemas.js';
+import type { GraphRegistry } from '../sources/graph-registry.js';
+import { alertQueryChecker } from './alert-check.js';
+import { createAlert, deleteAlert, findAlert, listAlerts, loadAlert, updateAlert, type AlertLimits } from './alerts.js';
+import { populateCase } from './case-graph.js';
 import { applyCaseAction, CASE_ACTIONS, listCaseActions, MAX_COMMENT_LENGTH } from './case-actions.js';
 import { CASE_STATUSES, findCase, listCases, toCase } from './cases.js';
 import { MAX_ID_LENGTH, MAX_MATCHES_PER_CALL, MAX_TARGET_IDS, reportMatches } from './matches.js';
+import { AlertParams, AlertSchema, CaseParams, CaseSchema, CreateAlertBody, PopulatedCaseSchema, SourceKey, UpdateAlertBody } from './schemas.js';
 
-const SourceKey = Type.String({ pattern: SOURCE_KEY_PATTERN.source });
-const AlertSchema = Type.Object({
-  id: Type.Integer(),
-  sourceKey: Type.String(),
-  title: Type.String(),
-  description: Type.String(),
-  enabled: Type.Boolean(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-}, { $id: 'Alert' });
 const UserRef = Type.Object({ id: Type.Integer(), username: Type.String(), email: Type.String() });
-const CaseSchema = Type.Object({
-  id: Type.Integer(),
-  sourceKey: Type.String(),
-  alertId: Type.Integer(),
-  hash: Type.String(),
-  status: Type.Enum([...CASE_STATUSES]),
-  statusUpdateDate: Type.Optional(Timestamp),
-  user: Type.Optional(UserRef),
-  nodes: Type.Array(Type.String()),
-  edges: Type.Array(Type.String()),
-  matchCount: Type.Integer(),
-  url: Type.String(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-}, { $id: 'Case', description: 'A distinct match of an alert, with its status' });
-const AlertParams = Type.Object({ sourceKey: SourceKey, alertId: PositiveId });
-const CaseParams = Type.Object({ sourceKey: SourceKey, alertId: PositiveId, caseId: PositiveId });
+
 const IdList = Type.Array(Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH }), { maxItems: MAX_TARGET_IDS });
 
 export interface AlertRoutesOptions {
   db: Database;
   publicBaseUrl: string;
+  graphs: GraphRegistry;
+  limits: AlertLimits;
 }
 
-export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async (app, { db, publicBaseUrl }) => {
+export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async (app, { db, publicBaseUrl, graphs, limits }) => {
+  const check = alertQueryChecker(db, graphs);
   // Alerts
   app.post(
     '/api/admin/:sourceKey/alerts',
@@ -54,18 +34,14 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
       schema: {
         operationId: 'createAlert',
         tags: ['alerts'],
-        summary: 'Create an alert',
+        summary: 'Create an alert; its queries are checked on the graph first (they must parse, only read, and return target and columns)',
         params: Type.Object({ sourceKey: SourceKey }),
-        body: Type.Object({
-          title: Type.String({ minLength: 1, maxLength: MAX_TITLE }),
-          description: Type.Optional(Type.String({ maxLength: MAX_DESCRIPTION })),
-          enabled: Type.Optional(Type.Boolean()),
-        }),
-        response: { 201: AlertSchema, ...errorResponses(400, 401, 403) },
+        body: CreateAlertBody,
+        response: { 201: AlertSchema, ...errorResponses(400, 401, 403, 503) },
       },
     },
     async (request, reply) => {
-      return reply.status(201).send(await createAlert(db, request.params.sourceKey, request.body));
+      return reply.status(201).send(await createAlert(db, request.params.sourceKey, request.body, limits, check));
     },
   );
 
@@ -76,19 +52,15 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
       schema: {
         operationId: 'updateAlert',
         tags: ['alerts'],
-        summary: 'Change an alert (later payloads use the new title and description; earlier ones keep theirs)',
+        summary: 'Change an alert; `queries` takes LKE\'s operations (create, update, delete). Its cases stay (later payloads use the new title and description; earlier ones keep theirs)',
         params: AlertParams,
-        body: Type.Object({
-          title: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_TITLE })),
-          description: Type.Optional(Type.String({ maxLength: MAX_DESCRIPTION })),
-          enabled: Type.Optional(Type.Boolean()),
-        }),
-        response: { 200: AlertSchema, ...errorResponses(400, 401, 403, 404) },
+        body: UpdateAlertBody,
+        response: { 200: AlertSchema, ...errorResponses(400, 401, 403, 404, 503) },
       },
     },
     async (request) => {
       const { sourceKey, alertId } = request.params;
-      return updateAlert(db, sourceKey, alertId, request.body);
+      return updateAlert(db, sourceKey, alertId, request.body, limits, check);
     },
   );
 
@@ -106,7 +78,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     },
     async (request) => {
       requireUser(request);
-      return { items: await listAlerts(db, request.params.sourceKey) };
+      return { items: await listAlerts(db, request.params.sourceKey, limits) };
     },
   );
 
@@ -116,7 +88,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     async (request) => {
       requireUser(request);
       const { sourceKey, alertId } = request.params;
-      return toAlert(await findAlert(db, sourceKey, alertId));
+      return loadAlert(db, await findAlert(db, sourceKey, alertId), limits);
     },
   );
 
@@ -195,12 +167,22 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
 
   app.get(
     '/api/:sourceKey/alerts/:alertId/cases/:caseId',
-    { config: { access: 'user' }, schema: { operationId: 'getCase', tags: ['cases'], summary: 'One case', params: CaseParams, response: { 200: CaseSchema, ...errorResponses(400, 401, 404) } } },
+    {
+      config: { access: 'user' },
+      schema: {
+        operationId: 'getCase',
+        tags: ['cases'],
+        summary: "One case; on a source with a graph, with its target's nodes and edges as the graph has them now (LKE's populated case)",
+        params: CaseParams,
+        response: { 200: PopulatedCaseSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
     async (request) => {
       requireUser(request);
       const { sourceKey, alertId, caseId } = request.params;
       await findAlert(db, sourceKey, alertId);
-      return toCase(await findCase(db, alertId, caseId), publicBaseUrl);
+      const kase = toCase(await findCase(db, alertId, caseId), publicBaseUrl);
+      return { ...kase, ...(await populateCase(db, graphs, sourceKey, kase)) };
     },
   );
 

@@ -97,6 +97,20 @@ export class Metrics {
   }
 
   readonly #graphQueryDuration: Histogram<'source' | 'outcome'>;
+  #alertRuns: Counter<'outcome'> | undefined;
+  #alertRunDuration: Histogram | undefined;
+  #alertMatches: Counter | undefined;
+
+  /** One alert run ended: its outcome (ok, partial, failed), how long it took, how many new matches it recorded. */
+  alertRun(outcome: string, durationSeconds: number, matchesNew: number): void {
+    const registers = [this.registry];
+    this.#alertRuns ??= new Counter({ name: 'alert_runs_total', help: 'Alert runs, by outcome (ok, partial, failed)', labelNames: ['outcome'], registers });
+    this.#alertRunDuration ??= new Histogram({ name: 'alert_run_duration_seconds', help: 'Duration of alert runs', buckets: GRAPH_BUCKETS, registers });
+    this.#alertMatches ??= new Counter({ name: 'alert_matches_recorded_total', help: 'New matches recorded by alert runs', registers });
+    this.#alertRuns.labels(outcome).inc();
+    this.#alertRunDuration.observe(durationSeconds);
+    this.#alertMatches.inc(matchesNew);
+  }
 
   /** One graph query of `source` ended: `ok`, or the error key it failed with. */
   graphQuery(source: string, outcome: string, durationSeconds: number): void {

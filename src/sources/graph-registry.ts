@@ -20,6 +20,8 @@ export function embeddedGraphFolder(dataDir: string, sourceKey: string): string 
   return path.join(dataDir, 'graphs', sourceKey);
 }
 
+const RETRY_OPEN_MS = 30_000;
+
 export interface GraphRegistryOptions {
   dataDir: string;
   bufferPoolBytes: number;
@@ -54,6 +56,7 @@ export class GraphRegistry {
   #closed = false;
   // Sources whose graph failed to open, logged once until it opens (a graph held elsewhere must not flood the log).
   readonly #failing = new Set<string>();
+  readonly #failedAt = new Map<string, number>();
 
   constructor(options: GraphRegistryOptions) {
     this.#options = options;
@@ -101,6 +104,37 @@ export class GraphRegistry {
   /** False when this process's last try to open the source's graph failed (and none succeeded since). */
   reachable(sourceKey: string): boolean {
     return !this.#failing.has(sourceKey);
+  }
+
+  /**
+   * The sources with an embedded graph this process holds or can open now: where it may run their alerts. A graph
+   * it could not open (another process holds it) is tried again after RETRY_OPEN_MS, not at every call.
+   */
+  async servableEmbedded(db: Queryable): Promise<string[]> {
+    const { rows } = await db.query<{ key: string }>(`SELECT key FROM data_sources WHERE graph->>'vendor' = 'embedded' ORDER BY key`);
+    const servable: string[] = [];
+    for (const { key } of rows) {
+      if (this.#entries.has(key)) {
+        servable.push(key);
+        continue;
+      }
+      const failedAt = this.#failedAt.get(key);
+      if (failedAt !== undefined && Date.now() - failedAt < RETRY_OPEN_MS) continue;
+      try {
+        await this.open(db, key);
+        servable.push(key);
+      } catch {
+        this.#failedAt.set(key, Date.now());
+      }
+    }
+    return servable;
+  }
+
+  /** The graph of a source, or a clear refusal: no graph (matches are reported through the API), or unreachable. */
+  async require(db: Queryable, sourceKey: string): Promise<OpenedGraph> {
+    const opened = await this.open(db, sourceKey);
+    if (!opened) throw new AppError('bad_graph_request', `data source "${sourceKey}" has no graph: give it one (PATCH /api/admin/sources/${sourceKey}) to run queries`);
+    return opened;
   }
 
   /** The graphs this process has open now. */
@@ -155,6 +189,7 @@ export class GraphRegistry {
       throw err;
     }
     this.#failing.delete(sourceKey);
+    this.#failedAt.delete(sourceKey);
     const entry = { version, settings, graph };
     this.#entries.set(sourceKey, entry);
     return entry;

@@ -3,12 +3,12 @@ import { Type } from 'typebox';
 import { requireUser } from '../auth/authenticate.js';
 import { isAdmin } from '../auth/principal.js';
 import type { Database } from '../db/database.js';
-import { AppError, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { GraphError, type RowStream } from '../graph/graph-source.js';
 import { Subgraph } from '../graph/items.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { GraphRegistry, OpenedGraph } from './graph-registry.js';
+import type { GraphRegistry } from './graph-registry.js';
 import { DEFAULT_QUERY_LIMIT, DEFAULT_QUERY_TIMEOUT_MS, GraphEdgeSchema, GraphNodeSchema, RunQueryAnswer, RunQueryBody, SourceKey } from './schemas.js';
 
 export interface GraphRoutesOptions {
@@ -22,13 +22,6 @@ export interface GraphRoutesOptions {
 const ItemParams = Type.Object({ sourceKey: SourceKey, id: Type.String({ minLength: 1, maxLength: 1024 }) });
 // An answer's nodes and edges together, at most: a query that returns more is cut (truncatedByLimit).
 export const MAX_ANSWER_ITEMS = 20_000;
-
-/** The graph of a source, or a clear refusal: no graph (matches are reported through the API), or unreachable. */
-export async function graphOf(db: Database, graphs: GraphRegistry, sourceKey: string): Promise<OpenedGraph> {
-  const opened = await graphs.open(db, sourceKey);
-  if (!opened) throw new AppError('bad_graph_request', `data source "${sourceKey}" has no graph: give it one (PATCH /api/admin/sources/${sourceKey}) to run queries`);
-  return opened;
-}
 
 export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async (app, { db, graphs, metrics }) => {
   app.post(
@@ -49,7 +42,7 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
     },
     async (request) => {
       const principal = requireUser(request);
-      const { graph, settings } = await graphOf(db, graphs, request.params.sourceKey);
+      const { graph, settings } = await graphs.require(db, request.params.sourceKey);
       const limit = request.body.limit ?? DEFAULT_QUERY_LIMIT;
       const timeoutMs = request.body.timeout ?? DEFAULT_QUERY_TIMEOUT_MS;
       const options = { timeoutMs, maxRows: limit };
@@ -82,7 +75,7 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
     { config: { access: 'user' }, schema: { operationId: 'getNode', tags: ['graph'], summary: 'One node of the graph', params: ItemParams, response: { 200: GraphNodeSchema, ...errorResponses(400, 401, 404, 503) } } },
     async (request) => {
       requireUser(request);
-      const { graph } = await graphOf(db, graphs, request.params.sourceKey);
+      const { graph } = await graphs.require(db, request.params.sourceKey);
       const node = await graph.node(request.params.id);
       if (!node) throw notFound('node', request.params.id);
       return node;
@@ -94,7 +87,7 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
     { config: { access: 'user' }, schema: { operationId: 'getEdge', tags: ['graph'], summary: 'One edge of the graph', params: ItemParams, response: { 200: GraphEdgeSchema, ...errorResponses(400, 401, 404, 503) } } },
     async (request) => {
       requireUser(request);
-      const { graph } = await graphOf(db, graphs, request.params.sourceKey);
+      const { graph } = await graphs.require(db, request.params.sourceKey);
       const edge = await graph.edge(request.params.id);
       if (!edge) throw notFound('edge', request.params.id);
       return edge;

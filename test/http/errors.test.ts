@@ -111,7 +111,7 @@ describe('errors (docs/api.md, Errors)', () => {
     const config = readProcessConfig({ PUBLIC_BASE_URL: 'https://lke.example.com' });
     const logged: string[] = [];
     const logger = createLogger('error', { write: (line: string) => void logged.push(line) });
-    const app = await buildApp({ db: t.db, settings: t.service.settings, config, logger, worker: t.service.engine.worker, keyring: t.service.keyring, graphs: t.service.graphs });
+    const app = await buildApp({ db: t.db, settings: t.service.settings, config, logger, worker: t.service.engine.worker, keyring: t.service.keyring, graphs: t.service.graphs, alertRuns: t.service.alertRuns });
     app.get('/api/test/explode', { config: { access: 'public' } }, async () => {
       await t.db.query('SELECT * FROM table_that_does_not_exist');
     });

@@ -192,7 +192,7 @@ describe('route access: authorized on the matched route, never on the URL text (
 
   it('refuses to start with a route that declares no access, or an /api/admin/ route not declared admin', async () => {
     const config = readProcessConfig({ PUBLIC_BASE_URL: 'https://lke.example.com' });
-    const app = await buildApp({ db: t.db, settings: t.service.settings, config, logger: createLogger('silent'), worker: t.service.engine.worker, keyring: t.service.keyring, graphs: t.service.graphs });
+    const app = await buildApp({ db: t.db, settings: t.service.settings, config, logger: createLogger('silent'), worker: t.service.engine.worker, keyring: t.service.keyring, graphs: t.service.graphs, alertRuns: t.service.alertRuns });
     try {
       expect(() => app.get('/api/forgotten', async () => 'open')).toThrow("route GET /api/forgotten declares no access: give it config: { access: 'public' | 'user' | 'admin' }");
       expect(() => app.post('/api/admin/forgotten', { config: { access: 'user' } }, async () => 'open')).toThrow(

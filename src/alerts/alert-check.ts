@@ -1,0 +1,53 @@
+/**
+ * Checks an alert's queries against its source's graph before the alert is saved: each must parse and only read,
+ * and must return the `target` variable and every column the alert picks. A query is started with a row cap of
+ * one; one that does not answer within CHECK_TIMEOUT_MS is taken as it is (it parsed: the engine began running it).
+ */
+import type { Database } from '../db/database.js';
+import { AppError, invalidParameter } from '../errors.js';
+import { GraphError } from '../graph/graph-source.js';
+import { holdsGraphItems } from '../graph/items.js';
+import type { GraphRegistry } from '../sources/graph-registry.js';
+import type { QueryChecker } from './alerts.js';
+
+const CHECK_TIMEOUT_MS = 30_000;
+
+export function alertQueryChecker(db: Database, graphs: GraphRegistry): QueryChecker {
+  return async (sourceKey, queries, target, columns, timeoutMs) => {
+    const { graph } = await graphs.require(db, sourceKey);
+    for (const [i, q] of queries.entries()) {
+      const named = `queries[${i}] ("${q.name}")`;
+      let stream;
+      try {
+        stream = await graph.run(q.query, { readOnly: true, timeoutMs: Math.min(timeoutMs, CHECK_TIMEOUT_MS), maxRows: 1 });
+      } catch (err) {
+        if (err instanceof GraphError && (err.key === 'bad_graph_request' || err.key === 'write_forbidden')) {
+          throw new AppError('invalid_alert_query', `${named}: ${err.key === 'write_forbidden' ? 'an alert query may only read: ' : ''}${err.message}`);
+        }
+        if (err instanceof GraphError && err.key === 'graph_request_timeout') continue;
+        throw err;
+      }
+      let first;
+      try {
+        for await (const row of stream) {
+          first = row;
+          break;
+        }
+      } catch (err) {
+        if (!(err instanceof GraphError && err.key === 'graph_request_timeout')) throw err;
+      } finally {
+        await stream.close();
+      }
+      const returned = stream.columns;
+      if (target !== null && !returned.includes(target)) {
+        throw new AppError('invalid_alert_target', `target "${target}" is not returned by ${named}, which returns ${returned.join(', ') || 'nothing'}`);
+      }
+      if (target !== null && first && !holdsGraphItems(first[target]!)) {
+        throw new AppError('invalid_alert_target', `target "${target}" of ${named} holds no node, edge or path: a case is about graph items`);
+      }
+      columns.forEach((c, j) => {
+        if (!returned.includes(c.columnName)) throw invalidParameter(`columns[${j}].columnName "${c.columnName}" is not returned by ${named}, which returns ${returned.join(', ')}`);
+      });
+    }
+  };
+}

@@ -1,0 +1,214 @@
+/**
+ * One run of an alert: its queries on the source's graph (read-only, its time-out, its match cap), every row a
+ * match, all of them recorded in ONE transaction with their events' deliveries (record-matches.ts), together with
+ * the run's record and the alert's next due time. A run is claimed with a lease (claimDueAlert, claimAlert); the
+ * transaction commits only while the claim is still this process's, so a run is recorded once, even when a
+ * process is killed mid-run and another does it again after the lease.
+ *
+ * The queries are all started before the transaction opens, so the time the engine takes to answer is not spent
+ * holding it: the transaction lasts as long as reading the rows and writing them.
+ */
+import { AdvisoryLockNamespace } from '../db/advisory-locks.js';
+import type { Database, Queryable } from '../db/database.js';
+import { GraphError, type RowStream } from '../graph/graph-source.js';
+import type { Logger } from '../logger.js';
+import type { GraphRegistry } from '../sources/graph-registry.js';
+import { nextRunAfter } from './alert-schedule.js';
+import { matchOfRow } from './alert-rows.js';
+import { alertQueries, effectiveLimits, type AlertLimits, type AlertRow, type RunProblem } from './alerts.js';
+import { recordMatches, type FoundMatch } from './record-matches.js';
+
+// Matches written per statement group: bounds the memory a run holds, whatever its size.
+const BATCH = 1000;
+// The lease covers the run's time-out and this much for writing what it read.
+const LEASE_MARGIN_MS = 120_000;
+// After a run that could not reach the graph, the next try waits this long, doubling up to RETRY_MAX_MS.
+const RETRY_FIRST_MS = 30_000;
+const RETRY_MAX_MS = 3_600_000;
+
+export interface RunDependencies {
+  db: Database;
+  graphs: GraphRegistry;
+  publicBaseUrl: string;
+  limits: AlertLimits;
+  logger: Logger;
+  /** This process, as it signs its claims. */
+  owner: string;
+  /** Counts runs, for the metrics. */
+  onRun?: (summary: RunSummary) => void;
+}
+
+export interface RunSummary {
+  alertId: number;
+  sourceKey: string;
+  trigger: 'schedule' | 'manual';
+  outcome: 'ok' | 'partial' | 'failed';
+  durationMs: number;
+  rowsRead: number;
+  matchesNew: number;
+  matchesSeen: number;
+  casesOpened: number;
+  events: number;
+  problems: RunProblem[];
+}
+
+export type ClaimedAlert = AlertRow & { manual: boolean };
+
+const leaseSql = (limitMs: number) => `now() + make_interval(secs => (LEAST(COALESCE(a.timeout_ms, ${limitMs}), ${limitMs}) + ${LEASE_MARGIN_MS}) / 1000.0)`;
+
+/**
+ * Claims the alert due first among those this process may run (a graph it can reach: any Bolt graph, the embedded
+ * graphs it holds), or nothing. A manual request counts as due at once.
+ */
+export async function claimDueAlert(db: Queryable, owner: string, embedded: readonly string[], limits: AlertLimits): Promise<ClaimedAlert | undefined> {
+  const { rows } = await db.query<ClaimedAlert>(
+    `UPDATE alerts a SET run_owner = $1, run_locked_until = ${leaseSql(limits.maxRuntimeMs)}
+     FROM (SELECT d.id, d.run_requested_at IS NOT NULL AS manual FROM alerts d JOIN data_sources s ON s.key = d.source_key
+           WHERE s.graph IS NOT NULL AND (s.graph->>'vendor' <> 'embedded' OR d.source_key = ANY($2::text[]))
+             AND (d.run_requested_at IS NOT NULL OR (d.enabled AND d.next_run_at <= now()))
+             AND (d.run_locked_until IS NULL OR d.run_locked_until < now())
+           ORDER BY LEAST(d.run_requested_at, d.next_run_at) LIMIT 1 FOR UPDATE OF d SKIP LOCKED) due
+     WHERE a.id = due.id RETURNING a.*, due.manual`,
+    [owner, embedded],
+  );
+  return rows[0];
+}
+
+/** Claims one alert to run it now (POST …/run); nothing when a run of it is under way. */
+export async function claimAlert(db: Queryable, owner: string, alertId: number, limits: AlertLimits): Promise<ClaimedAlert | undefined> {
+  const { rows } = await db.query<ClaimedAlert>(
+    `UPDATE alerts a SET run_owner = $1, run_locked_until = ${leaseSql(limits.maxRuntimeMs)}
+     WHERE a.id = $2 AND (a.run_locked_until IS NULL OR a.run_locked_until < now()) RETURNING a.*, true AS manual`,
+    [owner, alertId],
+  );
+  return rows[0];
+}
+
+class LostClaim extends Error {}
+
+function problemOf(err: unknown, queryId: number | undefined, partial: boolean): RunProblem {
+  const key = err instanceof GraphError ? err.key : 'data_source_unavailable';
+  const message = err instanceof Error ? err.message : String(err);
+  // A time-out may have cut what the query would have found: the run is partial, whatever was read.
+  return { source: 'alertQuery', ...(queryId === undefined ? {} : { queryId }), error: { key, message }, partial: partial || key === 'graph_request_timeout' };
+}
+
+/** Runs a claimed alert to its end and records it; answers what the run did (also when it failed). */
+export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert): Promise<RunSummary> {
+  const { db, graphs, limits, logger } = deps;
+  const trigger = alert.manual ? 'manual' : 'schedule';
+  const startedAt = new Date();
+  const started = performance.now();
+  const { maxMatches, timeoutMs } = effectiveLimits(alert, limits);
+  const problems: RunProblem[] = [];
+  const summary: RunSummary = { alertId: alert.id, sourceKey: alert.source_key, trigger, outcome: 'ok', durationMs: 0, rowsRead: 0, matchesNew: 0, matchesSeen: 0, casesOpened: 0, events: 0, problems };
+  const queries = await alertQueries(db, alert.id);
+  const streams: { queryId: number; stream: RowStream }[] = [];
+  let unavailable = false;
+  try {
+    const { graph } = await graphs.require(db, alert.source_key);
+    for (const q of queries) {
+      try {
+        streams.push({ queryId: q.id, stream: await graph.run(q.query, { readOnly: true, timeoutMs, maxRows: maxMatches + 1 }) });
+      } catch (err) {
+        if (err instanceof GraphError && err.key === 'data_source_unavailable') unavailable = true;
+        problems.push(problemOf(err, q.id, false));
+      }
+    }
+  } catch (err) {
+    unavailable = true;
+    problems.push({ ...problemOf(err, undefined, false), source: 'alert' });
+  }
+
+  try {
+    await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1, $2)', [AdvisoryLockNamespace.alertMatches, alert.id]);
+      const { rows } = await tx.query<{ run_owner: string | null; title: string; description: string; cron: string | null; run_requested_at: Date | null }>(
+        'SELECT run_owner, title, description, cron, run_requested_at FROM alerts WHERE id = $1 FOR UPDATE',
+        [alert.id],
+      );
+      const current = rows[0];
+      // Deleted meanwhile, or the lease ran out and another process took the run over: this one records nothing.
+      if (!current || current.run_owner !== deps.owner) throw new LostClaim();
+      const context = { publicBaseUrl: deps.publicBaseUrl, sourceKey: alert.source_key, alert: { id: alert.id, title: current.title, description: current.description } };
+      let capped = false;
+      for (const { queryId, stream } of streams) {
+        let batch: FoundMatch[] = [];
+        const flush = async () => {
+          if (batch.length === 0) return;
+          const recorded = await recordMatches(tx, context, batch, 'run');
+          summary.matchesNew += recorded.matchesNew;
+          summary.matchesSeen += recorded.matchesSeen;
+          summary.casesOpened += recorded.casesOpened;
+          summary.events += recorded.events;
+          batch = [];
+        };
+        try {
+          for await (const row of stream) {
+            if (summary.rowsRead >= maxMatches) {
+              capped = true;
+              break;
+            }
+            summary.rowsRead++;
+            const match = matchOfRow(row, alert.target, alert.columns);
+            if (match) batch.push(match);
+            if (batch.length >= BATCH) await flush();
+          }
+        } catch (err) {
+          // What was read before the time-out (or the graph going away) is kept: the run is partial.
+          if (!(err instanceof GraphError)) throw err;
+          problems.push(problemOf(err, queryId, true));
+        } finally {
+          await stream.close();
+        }
+        await flush();
+        if (capped) break;
+      }
+      if (capped) {
+        problems.push({ source: 'alert', error: { key: 'max_matches_reached', message: `the run stopped reading after ${maxMatches} matches (maxMatches); the rest were not read` }, partial: true });
+      }
+      // Partial: something was read, or stopped by a limit; failed: a problem and nothing read.
+      summary.outcome = problems.length === 0 ? 'ok' : problems.some((p) => p.partial) || summary.rowsRead > 0 ? 'partial' : 'failed';
+      summary.durationMs = Math.round(performance.now() - started);
+      await tx.query(
+        `INSERT INTO alert_runs (alert_id, trigger, outcome, started_at, duration_ms, rows_read, matches_new, matches_seen, cases_opened, events_emitted, problems)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [alert.id, trigger, summary.outcome, startedAt, summary.durationMs, summary.rowsRead, summary.matchesNew, summary.matchesSeen, summary.casesOpened, summary.events, JSON.stringify(problems)],
+      );
+      await tx.query(
+        `UPDATE alerts SET run_owner = NULL, run_locked_until = NULL, last_run_at = $2, last_run_problems = $3,
+           run_requested_at = CASE WHEN run_requested_at <= $2 THEN NULL ELSE run_requested_at END,
+           unavailable_streak = CASE WHEN $5 THEN unavailable_streak + 1 ELSE 0 END,
+           next_run_at = CASE WHEN enabled AND cron IS NOT NULL THEN $4::timestamptz ELSE NULL END
+         WHERE id = $1`,
+        [alert.id, startedAt, JSON.stringify(problems), nextDue(current.cron, unavailable, alert), unavailable],
+      );
+    });
+  } catch (err) {
+    await Promise.all(streams.map(({ stream }) => stream.close().catch(() => undefined)));
+    if (err instanceof LostClaim) {
+      logger.warn({ alertId: alert.id }, 'alert run dropped: its claim was lost (the alert was deleted, or the lease ran out and another process runs it)');
+      summary.outcome = 'failed';
+      return summary;
+    }
+    throw err;
+  }
+  deps.onRun?.(summary);
+  logger.info(
+    { alertId: alert.id, sourceKey: alert.source_key, trigger, outcome: summary.outcome, durationMs: summary.durationMs, rowsRead: summary.rowsRead, matchesNew: summary.matchesNew, matchesSeen: summary.matchesSeen, casesOpened: summary.casesOpened, events: summary.events, problems: problems.map((p) => p.error.key) },
+    'alert run',
+  );
+  return summary;
+}
+
+/**
+ * The next due time: the CRON's next after now (missed times are not made up for), or, after a run that could not
+ * reach the graph, sooner: a retry that waits longer each time, never later than the CRON's next time.
+ */
+function nextDue(cron: string | null, unavailable: boolean, alert: AlertRow): Date | null {
+  const now = new Date();
+  const regular = cron ? nextRunAfter(cron, now) : null;
+  if (!unavailable) return regular;
+  const retry = new Date(now.getTime() + Math.min(RETRY_FIRST_MS * 2 ** alert.unavailable_streak, RETRY_MAX_MS));
+  return regular && regular < retry ? regular : retry;
+}

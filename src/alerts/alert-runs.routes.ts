@@ -1,0 +1,143 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { requireUser } from '../auth/authenticate.js';
+import { invalidParameter } from '../errors.js';
+import { Subgraph } from '../graph/items.js';
+import { errorResponses, pageOf, Paging } from '../http/schemas.js';
+import { claimAlert, runClaimedAlert, type RunDependencies } from './alert-run.js';
+import { columnValues } from './alert-rows.js';
+import { alertQueries, alertRuns, findAlert } from './alerts.js';
+import { findCase } from './cases.js';
+import { AlertParams, AlertRunSchema, CaseParams, MatchSchema, PreviewAnswer, PreviewBody, SourceKey } from './schemas.js';
+
+export interface AlertRunRoutesOptions {
+  run: RunDependencies;
+  /** Where this process runs the schedule: told at once of a run asked for without waiting. */
+  kick?: (() => void) | undefined;
+}
+
+const DEFAULT_PREVIEW_LIMIT = 50;
+const DEFAULT_PREVIEW_TIMEOUT_MS = 30_000;
+
+export const alertRunRoutes: FastifyPluginAsyncTypebox<AlertRunRoutesOptions> = async (app, { run, kick }) => {
+  const { db, graphs, limits } = run;
+
+  app.post(
+    '/api/admin/:sourceKey/alerts/:alertId/run',
+    {
+      config: { access: 'admin' },
+      schema: {
+        operationId: 'runAlert',
+        tags: ['alerts'],
+        summary: 'Run an alert now: with waitForRun, answers when the run is recorded; otherwise as soon as it is asked for',
+        params: AlertParams,
+        body: Type.Optional(Type.Object({ waitForRun: Type.Optional(Type.Boolean()) })),
+        response: { 200: Type.Object({ alreadyRunning: Type.Boolean() }), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { sourceKey, alertId } = request.params;
+      await findAlert(db, sourceKey, alertId);
+      if ((await alertQueries(db, alertId)).length === 0) throw invalidParameter(`alert ${alertId} has no queries to run: its matches are reported with POST …/matches`);
+      if (request.body?.waitForRun) {
+        const claimed = await claimAlert(db, run.owner, alertId, limits);
+        if (!claimed) return { alreadyRunning: true };
+        await runClaimedAlert(run, claimed);
+        return { alreadyRunning: false };
+      }
+      const { rows } = await db.query<{ running: boolean }>(
+        `UPDATE alerts SET run_requested_at = COALESCE(run_requested_at, now()) WHERE id = $1
+         RETURNING COALESCE(run_locked_until > now(), false) AS running`,
+        [alertId],
+      );
+      kick?.();
+      return { alreadyRunning: rows[0]?.running ?? false };
+    },
+  );
+
+  app.get(
+    '/api/:sourceKey/alerts/:alertId/runs',
+    {
+      config: { access: 'user' },
+      schema: {
+        operationId: 'listAlertRuns',
+        tags: ['alerts'],
+        summary: 'The runs of an alert, newest first (ext)',
+        params: AlertParams,
+        querystring: Type.Object(Paging),
+        response: { 200: Type.Object({ items: Type.Array(AlertRunSchema) }), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      requireUser(request);
+      const { sourceKey, alertId } = request.params;
+      await findAlert(db, sourceKey, alertId);
+      return { items: await alertRuns(db, alertId, pageOf(request.query)) };
+    },
+  );
+
+  app.post(
+    '/api/:sourceKey/graph/alertPreview',
+    {
+      config: { access: 'user' },
+      schema: {
+        operationId: 'alertPreview',
+        tags: ['alerts'],
+        summary: 'What an alert query would find: each row as a match (its nodes, edges and column values), recording nothing',
+        params: Type.Object({ sourceKey: SourceKey }),
+        body: PreviewBody,
+        response: { 200: PreviewAnswer, ...errorResponses(400, 401, 403, 503, 504) },
+      },
+    },
+    async (request) => {
+      requireUser(request);
+      const { graph } = await graphs.require(db, request.params.sourceKey);
+      const columns = request.body.columns ?? [];
+      const stream = await graph.run(request.body.query, {
+        readOnly: true,
+        timeoutMs: Math.min(request.body.timeout ?? DEFAULT_PREVIEW_TIMEOUT_MS, limits.maxRuntimeMs),
+        maxRows: request.body.limit ?? DEFAULT_PREVIEW_LIMIT,
+      });
+      const target = request.body.target;
+      if (target && !stream.columns.includes(target)) {
+        await stream.close();
+        throw invalidParameter(`target "${target}" is not returned by the query, which returns ${stream.columns.join(', ')}`);
+      }
+      const rows = [];
+      for await (const row of stream) {
+        const subgraph = new Subgraph();
+        subgraph.addRow(row);
+        const values = columnValues(row, columns);
+        rows.push({ ...subgraph.toJSON(), columns: columns.map((c) => values[c.columnName] as string | number | null) });
+      }
+      return rows;
+    },
+  );
+
+  app.get(
+    '/api/:sourceKey/alerts/:alertId/cases/:caseId/matches',
+    {
+      config: { access: 'user' },
+      schema: {
+        operationId: 'listCaseMatches',
+        tags: ['cases'],
+        summary: 'The matches of a case with their column values, newest first (ext)',
+        params: CaseParams,
+        querystring: Type.Object(Paging),
+        response: { 200: Type.Object({ items: Type.Array(MatchSchema) }), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      requireUser(request);
+      const { sourceKey, alertId, caseId } = request.params;
+      await findAlert(db, sourceKey, alertId);
+      await findCase(db, alertId, caseId);
+      const { offset, limit } = pageOf(request.query);
+      const { rows } = await db.query<{ nodes: string[]; edges: string[]; columns: Record<string, unknown>; created_at: Date }>(
+        'SELECT nodes, edges, columns, created_at FROM alert_matches WHERE case_id = $1 ORDER BY created_at DESC, hash OFFSET $2 LIMIT $3',
+        [caseId, offset, limit],
+      );
+      return { items: rows.map((r) => ({ nodes: r.nodes, edges: r.edges, columns: r.columns, createdAt: r.created_at.toISOString() })) };
+    },
+  );
+};

@@ -1,0 +1,219 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { claimAlert, runClaimedAlert } from '../../src/alerts/alert-run.js';
+import { AlertScheduler } from '../../src/alerts/alert-scheduler.js';
+import { createWebhook } from '../support/fixtures.js';
+import { waitUntil } from '../support/processes.js';
+import { useTestService, type ApiClient } from '../support/test-service.js';
+
+const SHARED_PHONE = 'MATCH (a:Client)-[:HAS_PHONE]->(p:Phone)<-[:HAS_PHONE]-(b:Client) WHERE a.id < b.id RETURN a, b, p, p.number AS phone';
+
+async function write(admin: ApiClient, ...queries: string[]): Promise<void> {
+  for (const query of queries) {
+    const answer = await admin.post('/api/fraud/graph/run/query', { query });
+    expect(answer.status, `${query}: ${JSON.stringify(answer.body)}`).toBe(200);
+  }
+}
+
+describe('alerts that run: Cypher on the graph, matches into cases, events without repeats', () => {
+  const t = useTestService();
+  let webhook: number;
+  let alertId: number;
+
+  /** The event types of the deliveries the webhook has, oldest first. */
+  async function events(): Promise<string[]> {
+    const { rows } = await t.db.query<{ payload: string }>(
+      'SELECT e.payload FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE d.webhook_id = $1 ORDER BY d.id',
+      [webhook],
+    );
+    return rows.map((r) => JSON.parse(r.payload).eventType);
+  }
+  const runNow = async (id = alertId) => {
+    const answer = await t.admin.post(`/api/admin/fraud/alerts/${id}/run`, { waitForRun: true });
+    expect(answer.body, JSON.stringify(answer.body)).toEqual({ alreadyRunning: false });
+    return (await t.admin.get(`/api/fraud/alerts/${id}`)).body;
+  };
+
+  beforeAll(async () => {
+    expect((await t.admin.post('/api/admin/sources', { key: 'fraud', name: 'Fraud', graph: { vendor: 'embedded' } })).status).toBe(201);
+    await write(
+      t.admin,
+      'CREATE NODE TABLE Client(id STRING, name STRING, PRIMARY KEY(id))',
+      'CREATE NODE TABLE Phone(number STRING, PRIMARY KEY(number))',
+      'CREATE REL TABLE HAS_PHONE(FROM Client TO Phone)',
+      "CREATE (:Client {id: 'alice'})-[:HAS_PHONE]->(:Phone {number: '555'})<-[:HAS_PHONE]-(:Client {id: 'bob'})",
+      "CREATE (:Client {id: 'dan'})-[:HAS_PHONE]->(:Phone {number: '777'})",
+    );
+    webhook = (await createWebhook(t.admin, { events: [{ eventType: 'newCase' }, { eventType: 'newMatch' }] })).id;
+  });
+
+  it('creates an alert with LKE\'s fields: queries, CRON, columns and target', async () => {
+    const created = await t.admin.post('/api/admin/fraud/alerts', {
+      title: 'Shared phone numbers',
+      enabled: true,
+      cron: '0 3 * * *',
+      columns: [{ type: 'string', columnTitle: 'Phone', columnName: 'phone' }],
+      queries: [{ name: 'shared phone', query: SHARED_PHONE, dialect: 'cypher' }],
+      target: 'p',
+      folder: -1,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    alertId = created.body.id;
+    expect(created.body).toMatchObject({
+      cron: '0 3 * * *',
+      target: 'p',
+      columns: [{ type: 'string', columnTitle: 'Phone', columnName: 'phone' }],
+      queries: [{ id: expect.any(Number), name: 'shared phone', query: SHARED_PHONE, dialect: 'cypher', description: '' }],
+      maxMatches: 5000,
+      timeoutMs: 600000,
+      status: 'idle',
+      lastRun: null,
+      lastRunProblem: [],
+      runs: [],
+    });
+    expect(new Date(created.body.nextRun).getUTCHours()).toBe(3);
+  });
+
+  it('refuses bad queries, targets and CRONs before saving anything', async () => {
+    const bad = async (body: Record<string, unknown>, key: string, message: RegExp) => {
+      const answer = await t.admin.post('/api/admin/fraud/alerts', { title: 'Bad', cron: '* * * * *', queries: [{ name: 'q', query: SHARED_PHONE }], ...body });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+      expect(answer.body.key).toBe(key);
+      expect(answer.body.message).toMatch(message);
+    };
+    await bad({ queries: [{ name: 'q', query: 'MATCH (a:Client RETURN a' }] }, 'invalid_alert_query', /queries\[0\] \("q"\)/);
+    await bad({ queries: [{ name: 'q', query: "CREATE (:Client {id: 'x'})" }] }, 'invalid_alert_query', /may only read/);
+    await bad({ target: 'nope' }, 'invalid_alert_target', /target "nope" is not returned/);
+    await bad({ target: 'phone' }, 'invalid_alert_target', /holds no node/);
+    await bad({ columns: [{ type: 'number', columnTitle: 'X', columnName: 'x' }] }, 'invalid_parameter', /columns\[0\]\.columnName "x" is not returned/);
+    await bad({ cron: '0 0 31 2 *' }, 'invalid_parameter', /never fires/);
+    await bad({ maxMatches: 5001 }, 'invalid_parameter', /maxMatches must be an integer from 1 to 5000/);
+    expect((await t.admin.post('/api/admin/sources', { key: 'manual', name: 'Reported' })).status).toBe(201);
+    const noGraph = await t.admin.post('/api/admin/manual/alerts', { title: 'x', queries: [{ name: 'q', query: 'RETURN 1' }] });
+    expect(noGraph.status).toBe(400);
+    expect(noGraph.body.message).toMatch(/has no graph/);
+    expect((await t.anonymous.get('/api/fraud/alerts')).status).toBe(401);
+    const items = (await t.admin.get('/api/fraud/alerts')).body.items;
+    expect(items.map((a: { title: string }) => a.title)).toEqual(['Shared phone numbers']);
+  });
+
+  it('runs now: a new case per target, newCase once; a rerun over the same graph emits nothing', async () => {
+    const first = await runNow();
+    expect(first.runs[0]).toMatchObject({ trigger: 'manual', outcome: 'ok', rowsRead: 1, matchesNew: 1, matchesSeen: 0, casesOpened: 1, eventsEmitted: 1, problems: [] });
+    expect(first.lastRun).not.toBeNull();
+    expect(await events()).toEqual(['newCase']);
+    const again = await runNow();
+    expect(again.runs[0]).toMatchObject({ outcome: 'ok', rowsRead: 1, matchesNew: 0, matchesSeen: 1, casesOpened: 0, eventsEmitted: 0 });
+    expect(await events()).toEqual(['newCase']);
+  });
+
+  it('emits exactly the new matches when the graph grows, grouped by the target', async () => {
+    await write(t.admin, "MATCH (p:Phone {number: '555'}) CREATE (:Client {id: 'carol'})-[:HAS_PHONE]->(p)");
+    const run = await runNow();
+    expect(run.runs[0]).toMatchObject({ rowsRead: 3, matchesNew: 2, matchesSeen: 1, casesOpened: 0, eventsEmitted: 2 });
+    expect(await events()).toEqual(['newCase', 'newMatch', 'newMatch']);
+    const cases = (await t.admin.get(`/api/fraud/alerts/${alertId}/cases`)).body.cases;
+    expect(cases).toHaveLength(1);
+    expect(cases[0]).toMatchObject({ nodes: ['Phone:555'], edges: [], matchCount: 3 });
+    const { rows } = await t.db.query<{ payload: string }>("SELECT payload FROM webhook_events WHERE payload LIKE '%newMatch%' ORDER BY id LIMIT 1");
+    expect(JSON.parse(rows[0]!.payload).data.case.target).toEqual({ nodes: ['Phone:555'], edges: [] });
+  });
+
+  it('shows a case with its target from the graph, and its matches with their column values', async () => {
+    const [kase] = (await t.admin.get(`/api/fraud/alerts/${alertId}/cases`)).body.cases;
+    const page = await t.admin.get(`/api/fraud/alerts/${alertId}/cases/${kase.id}`);
+    expect(page.body.graph).toEqual({ nodes: [expect.objectContaining({ id: 'Phone:555', data: expect.objectContaining({ categories: ['Phone'] }) })], edges: [] });
+    const matches = (await t.admin.get(`/api/fraud/alerts/${alertId}/cases/${kase.id}/matches`)).body.items;
+    expect(matches).toHaveLength(3);
+    expect(matches.map((m: { columns: unknown }) => m.columns)).toEqual([{ phone: '555' }, { phone: '555' }, { phone: '555' }]);
+    expect(matches.map((m: { nodes: string[] }) => m.nodes.join(',')).sort()).toEqual([
+      'Client:alice,Client:bob,Phone:555',
+      'Client:alice,Client:carol,Phone:555',
+      'Client:bob,Client:carol,Phone:555',
+    ]);
+  });
+
+  it('keeps the cases when a query is edited, and runs several queries in one alert', async () => {
+    const changed = await t.admin.patch(`/api/admin/fraud/alerts/${alertId}`, {
+      queries: [
+        { operation: 'update', id: (await t.admin.get(`/api/fraud/alerts/${alertId}`)).body.queries[0].id, query: `${SHARED_PHONE} ORDER BY phone` },
+        { operation: 'create', name: 'lonely phone', query: 'MATCH (c:Client)-[:HAS_PHONE]->(p:Phone) WHERE NOT EXISTS { MATCH (p)<-[:HAS_PHONE]-(o:Client) WHERE o.id <> c.id } RETURN c, p, p.number AS phone' },
+      ],
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body.queries).toHaveLength(2);
+    const run = await runNow();
+    expect(run.runs[0]).toMatchObject({ outcome: 'ok', rowsRead: 4, matchesNew: 1, matchesSeen: 3, casesOpened: 1, eventsEmitted: 1 });
+    expect(await events()).toEqual(['newCase', 'newMatch', 'newMatch', 'newCase']);
+    expect((await t.admin.get(`/api/fraud/alerts/${alertId}/cases`)).body.cases).toHaveLength(2);
+  });
+
+  it('stops at maxMatches and says the run is partial, recording what it read', async () => {
+    const capped = await t.admin.post('/api/admin/fraud/alerts', { title: 'Capped', queries: [{ name: 'all clients', query: 'MATCH (c:Client) RETURN c ORDER BY c.id' }], maxMatches: 2 });
+    expect(capped.status, JSON.stringify(capped.body)).toBe(201);
+    const run = await runNow(capped.body.id);
+    expect(run.runs[0]).toMatchObject({ outcome: 'partial', rowsRead: 2, matchesNew: 2, casesOpened: 2 });
+    expect(run.lastRunProblem).toEqual([{ source: 'alert', error: { key: 'max_matches_reached', message: expect.stringMatching(/after 2 matches/) }, partial: true }]);
+  });
+
+  it('reports a query that runs past its time-out as partial, with the engine stopped', async () => {
+    const slow = await t.admin.post('/api/admin/fraud/alerts', {
+      title: 'Slow',
+      queries: [
+        { name: 'clients', query: 'MATCH (c:Client) RETURN c' },
+        { name: 'slow', query: 'UNWIND range(1, 20000) AS x UNWIND range(1, 20000) AS y WITH x, y WHERE (x * y) % 97 = 3 WITH count(*) AS n MATCH (c:Client) RETURN c, n' },
+      ],
+      timeoutMs: 1000,
+    });
+    expect(slow.status, JSON.stringify(slow.body)).toBe(201);
+    const run = await runNow(slow.body.id);
+    expect(run.runs[0]).toMatchObject({ outcome: 'partial', matchesNew: 4 });
+    expect(run.lastRunProblem).toEqual([{ source: 'alertQuery', queryId: slow.body.queries[1].id, error: { key: 'graph_request_timeout', message: expect.any(String) }, partial: true }]);
+  });
+
+  it('runs an enabled alert at its CRON times, and a due time once however many processes look', async () => {
+    const due = await t.admin.post('/api/admin/fraud/alerts', { title: 'Every second', cron: '* * * * * *', queries: [{ name: 'phones', query: 'MATCH (p:Phone) RETURN p' }] });
+    expect(due.status, JSON.stringify(due.body)).toBe(201);
+    const schedulers = [new AlertScheduler({ ...t.service.alertRuns, owner: 'process-a' }), new AlertScheduler({ ...t.service.alertRuns, owner: 'process-b' })];
+    schedulers.forEach((s) => s.start());
+    try {
+      await waitUntil(async () => (await t.admin.get(`/api/fraud/alerts/${due.body.id}/runs`)).body.items.length >= 3, 'three scheduled runs', 20_000);
+    } finally {
+      await Promise.all(schedulers.map((s) => s.stop()));
+    }
+    const runs = (await t.admin.get(`/api/fraud/alerts/${due.body.id}/runs`)).body.items;
+    expect(runs.every((r: { trigger: string }) => r.trigger === 'schedule')).toBe(true);
+    // One run per due second: no two runs started within the same second.
+    const seconds = runs.map((r: { startedAt: string }) => r.startedAt.slice(0, 19));
+    expect(new Set(seconds).size).toBe(seconds.length);
+    expect(runs.reduce((n: number, r: { casesOpened: number }) => n + r.casesOpened, 0)).toBe(2);
+  });
+
+  it('records a run once when a claim outlives its lease: the late process records nothing', async () => {
+    const runs = t.service.alertRuns;
+    const before = await events();
+    const stale = await claimAlert(t.db, 'killed-process', alertId, runs.limits);
+    expect(stale).toBeDefined();
+    await t.db.query("UPDATE alerts SET run_locked_until = now() - interval '1 second' WHERE id = $1", [alertId]);
+    await write(t.admin, "MATCH (p:Phone {number: '777'}) CREATE (:Client {id: 'erin'})-[:HAS_PHONE]->(p)");
+    const taken = await claimAlert(t.db, 'other-process', alertId, runs.limits);
+    expect(taken).toBeDefined();
+    expect(await claimAlert(t.db, 'third-process', alertId, runs.limits)).toBeUndefined();
+    const done = await runClaimedAlert({ ...runs, owner: 'other-process' }, taken!);
+    // dan and erin now share 777, which dan alone had (the lonely-phone query opened its case): one new match.
+    expect(done).toMatchObject({ matchesNew: 1, casesOpened: 0, events: 1 });
+    const late = await runClaimedAlert({ ...runs, owner: 'killed-process' }, stale!);
+    expect(late).toMatchObject({ outcome: 'failed', matchesNew: 0, events: 0 });
+    expect(await events()).toEqual([...before, 'newMatch']);
+    expect((await t.admin.post(`/api/admin/fraud/alerts/${alertId}/run`, {})).body).toEqual({ alreadyRunning: false });
+  });
+
+  it('previews what a query finds without recording anything', async () => {
+    const before = await events();
+    const preview = await t.admin.post('/api/fraud/graph/alertPreview', { query: SHARED_PHONE, columns: [{ type: 'string', columnTitle: 'Phone', columnName: 'phone' }], limit: 2, target: 'p' });
+    expect(preview.status, JSON.stringify(preview.body)).toBe(200);
+    expect(preview.body).toHaveLength(2);
+    expect(preview.body[0].columns).toEqual(['555']);
+    expect(preview.body[0].nodes.map((n: { id: string }) => n.id).sort()).toEqual(expect.arrayContaining(['Phone:555']));
+    expect(await events()).toEqual(before);
+  });
+});
