@@ -20,6 +20,7 @@ const QueryFields = {
   query: Type.String({ minLength: 1, maxLength: MAX_QUERY_TEXT }),
   dialect: Type.Optional(Type.Literal('cypher')),
   description: Type.Optional(Type.String({ maxLength: MAX_DESCRIPTION })),
+  uuid: Type.Optional(Type.String({ maxLength: 100 })),
 };
 
 const ProblemSchema = Type.Object({
@@ -78,9 +79,12 @@ const AlertFields = {
   target: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
   maxMatches: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
   timeoutMs: Type.Optional(Type.Union([Type.Integer({ minimum: 1000 }), Type.Null()])),
-  // LKE's client sends these; they mean nothing here.
-  folder: Type.Optional(Type.Unknown()),
-  caseAttributesQuery: Type.Optional(Type.Unknown()),
+  // LKE's client sends these; here they are accepted and mean nothing (every signed-in user sees every alert).
+  folder: Type.Optional(Type.Integer()),
+  caseAttributesQuery: Type.Optional(Type.String({ maxLength: MAX_QUERY_TEXT })),
+  sharing: Type.Optional(Type.Enum(['private', 'source', 'groups'])),
+  sharedWithGroups: Type.Optional(Type.Array(Type.Integer(), { maxItems: 1000 })),
+  uuid: Type.Optional(Type.String({ maxLength: 100 })),
 };
 
 export const CreateAlertBody = Type.Object({
@@ -101,6 +105,7 @@ export const UpdateAlertBody = Type.Object({
         query: Type.Optional(QueryFields.query),
         dialect: QueryFields.dialect,
         description: QueryFields.description,
+        uuid: QueryFields.uuid,
       }),
       { maxItems: MAX_QUERIES * 2 },
     ),

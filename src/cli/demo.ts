@@ -16,8 +16,32 @@ import { startService, type Service } from '../service.js';
  * would, and every call over real HTTP, so what it prints is what a newcomer would see doing it by hand.
  */
 
-const EXPECTED_DELIVERIES = 5; // 2 newCase + 1 newMatch + 1 caseStatusChange + 1 ping
-const WAIT_MS = 12_000;
+const EXPECTED_DELIVERIES = 9; // 2 newCase + 2 newMatch, then 3 newMatch after a client joins a shared phone, + 1 caseStatusChange + 1 ping
+
+const SHARED_PHONE = 'MATCH (a:Client)-[:HAS_PHONE]->(p:Phone)<-[:HAS_PHONE]-(b:Client) WHERE a.id < b.id RETURN a, b, p, p.number AS phone';
+
+/**
+ * Clients, their phones and accounts, and transfers: alice and bob share one phone, carol, dave and erin another
+ * (three pairs), the others none.
+ */
+const FRAUD_GRAPH = {
+  summary: '8 clients, 6 phones, 8 accounts, 6 transfers',
+  statements: [
+    'CREATE NODE TABLE Client(id STRING, name STRING, PRIMARY KEY(id))',
+    'CREATE NODE TABLE Phone(number STRING, PRIMARY KEY(number))',
+    'CREATE NODE TABLE Account(iban STRING, PRIMARY KEY(iban))',
+    'CREATE REL TABLE HAS_PHONE(FROM Client TO Phone)',
+    'CREATE REL TABLE OWNS(FROM Client TO Account)',
+    'CREATE REL TABLE TRANSFER(FROM Account TO Account, id STRING, amount DOUBLE)',
+    "UNWIND ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi'] AS id CREATE (c:Client {id: id, name: upper(substring(id, 1, 1)) + substring(id, 2, 10)})-[:OWNS]->(:Account {iban: 'FR76-' + id})",
+    "UNWIND ['555-0100', '555-0101', '555-0102', '555-0103', '555-0104', '555-0105'] AS n CREATE (:Phone {number: n})",
+    "UNWIND [['alice', '555-0100'], ['bob', '555-0100'], ['carol', '555-0101'], ['dave', '555-0101'], ['erin', '555-0101'], ['frank', '555-0102'], ['grace', '555-0103'], ['heidi', '555-0104']] AS pair " +
+      'MATCH (c:Client {id: pair[1]}), (p:Phone {number: pair[2]}) CREATE (c)-[:HAS_PHONE]->(p)',
+    "UNWIND range(1, 6) AS i MATCH (a:Account {iban: 'FR76-' + ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'][i]}), (b:Account {iban: 'FR76-' + ['bob', 'carol', 'dave', 'erin', 'frank', 'grace'][i]}) " +
+      "CREATE (a)-[:TRANSFER {id: 't-' + CAST(i AS STRING), amount: 1000.0 * i}]->(b)",
+  ],
+};
+const WAIT_MS = 15_000;
 
 /** What the receiver saw of one delivery. */
 interface Received {
@@ -103,28 +127,48 @@ export async function runDemo(print: (line: string) => void = console.log): Prom
     say("Sending due deliveries every second (POST /api/config webhooks.deliveryFrequency = '* * * * * *')");
     await api('POST', '/api/config', { path: 'webhooks', configuration: { deliveryFrequency: '* * * * * *' } });
 
-    say('Creating data source "demo" and an alert on it');
-    await api('POST', '/api/admin/sources', { key: 'demo', name: 'Demo graph' });
-    const alert = await api<{ id: number }>('POST', '/api/admin/demo/alerts', { title: 'Shared phone numbers', description: 'Two clients share a phone' });
-    print(`   alert #${alert.id}`);
+    say('Creating data source "demo" with an embedded graph (Kùzu, files under DATA_DIR)');
+    await api('POST', '/api/admin/sources', { key: 'demo', name: 'Demo fraud graph', graph: { vendor: 'embedded' } });
+
+    say(`Building a small fraud graph with Cypher (POST /api/demo/graph/run/query): ${FRAUD_GRAPH.summary}`);
+    for (const query of FRAUD_GRAPH.statements) await api('POST', '/api/demo/graph/run/query', { query });
 
     say('Registering a webhook for the receiver, with a secret (all events, any data source)');
     const webhook = await api<{ id: number }>('POST', '/api/admin/webhooks', { url: receiverUrl, secret });
     print(`   webhook #${webhook.id}`);
 
-    // Two new targets and a repeat of the first (same IDs, another order): 2 newCase and 1 newMatch.
-    say('Reporting 3 matches: two new targets and a repeat of the first');
-    const { cases } = await api<{ cases: { id: number; created: boolean }[] }>('POST', `/api/admin/demo/alerts/${alert.id}/matches`, {
-      matches: [
-        { nodes: ['alice', 'bob'], edges: ['call-1'] },
-        { nodes: ['carol', 'dave'], edges: ['call-2'] },
-        { nodes: ['bob', 'alice'], edges: ['call-1'] },
-      ],
+    say('Creating a Cypher alert: clients sharing a phone, one case per phone, run every hour');
+    print(`   ${SHARED_PHONE}`);
+    const alert = await api<{ id: number; nextRun: string }>('POST', '/api/admin/demo/alerts', {
+      title: 'Shared phone numbers',
+      description: 'Two clients share a phone',
+      cron: '0 * * * *',
+      queries: [{ name: 'clients sharing a phone', query: SHARED_PHONE, dialect: 'cypher' }],
+      columns: [{ type: 'string', columnTitle: 'Phone', columnName: 'phone' }],
+      target: 'p',
     });
-    for (const c of cases) print(`   case #${c.id}: ${c.created ? 'new case (newCase)' : 'new match on it (newMatch)'}`);
+    print(`   alert #${alert.id}, next scheduled run ${alert.nextRun}`);
 
-    say(`Confirming case #${cases[0]!.id} with a comment (caseStatusChange)`);
-    await api('POST', `/api/demo/alerts/${alert.id}/cases/${cases[0]!.id}/action`, { action: 'confirm', comment: 'Checked with the bank' });
+    const runAndReport = async (what: string) => {
+      say(what);
+      await api('POST', `/api/admin/demo/alerts/${alert.id}/run`, { waitForRun: true });
+      const { runs } = await api<{ runs: { matchesNew: number; matchesSeen: number; casesOpened: number; eventsEmitted: number }[] }>('GET', `/api/demo/alerts/${alert.id}`);
+      const run = runs[0]!;
+      print(`   ${run.matchesNew} new matches, ${run.matchesSeen} seen before, ${run.casesOpened} cases opened, ${run.eventsEmitted} events`);
+      return run;
+    };
+    await runAndReport('Running the alert now (POST /api/admin/demo/alerts/:id/run {waitForRun: true})');
+    const { cases } = await api<{ cases: { id: number; nodes: string[] }[] }>('GET', `/api/demo/alerts/${alert.id}/cases`);
+    for (const c of cases) print(`   case #${c.id}: phone ${c.nodes.join(', ')}`);
+
+    await runAndReport('Running it again over the same graph: nothing new, no event');
+    say("Adding a client, ivan, on carol, dave and erin's phone 555-0101 (CREATE … -[:HAS_PHONE]->(p))");
+    await api('POST', '/api/demo/graph/run/query', { query: "MATCH (p:Phone {number: '555-0101'}) CREATE (:Client {id: 'ivan', name: 'Ivan'})-[:HAS_PHONE]->(p)" });
+    await runAndReport('Running it again: exactly the new matches (newMatch on the existing case)');
+
+    const first = cases[cases.length - 1]!;
+    say(`Confirming case #${first.id} with a comment (caseStatusChange)`);
+    await api('POST', `/api/demo/alerts/${alert.id}/cases/${first.id}/action`, { action: 'confirm', comment: 'Checked with the bank' });
 
     // A ping is sent at once, whatever the schedule: the quickest way to check a receiver is reachable.
     say('Pinging the webhook (POST /api/admin/webhooks/:id/ping)');

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { RestClient } from '@linkurious/rest-client';
+import { AlertColumnType, GraphQueryDialect, RestClient, SharingMode } from '@linkurious/rest-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, startTestService, type TestService } from '../support/test-service.js';
 
@@ -26,12 +26,12 @@ describe('@linkurious/rest-client\'s alert API against the service', () => {
   it('creates, previews, runs and reads an alert and its case', async () => {
     expect((await client.auth.login({ usernameOrEmail: 'admin', password: ADMIN_PASSWORD })).isSuccess()).toBe(true);
     const query = 'MATCH (a:Account)-[t:TRANSFER]->(b:Account) WHERE t.amount > 9000 RETURN a, t, b, t.amount AS amount';
-    const columns = [{ type: 'number' as const, columnTitle: 'Amount', columnName: 'amount' }];
-    const preview = await client.alert.alertPreview({ sourceKey: 'lke', query, dialect: 'cypher', columns, limit: 10 });
+    const columns = [{ type: AlertColumnType.NUMBER, columnTitle: 'Amount', columnName: 'amount' }];
+    const preview = await client.alert.alertPreview({ sourceKey: 'lke', query, dialect: GraphQueryDialect.CYPHER, columns, limit: 10 });
     expect(preview.isSuccess(), JSON.stringify(preview.body)).toBe(true);
     expect(preview.body).toEqual([expect.objectContaining({ columns: [9500] })]);
 
-    const created = await client.alert.createAlert({ sourceKey: 'lke', title: 'Large transfers', enabled: true, columns, cron: '0 * * * *', queries: [{ name: 'large', query, dialect: 'cypher' }], target: 't' });
+    const created = await client.alert.createAlert({ sourceKey: 'lke', title: 'Large transfers', enabled: true, sharing: SharingMode.SOURCE, folder: -1, columns, cron: '0 * * * *', queries: [{ name: 'large', query, dialect: GraphQueryDialect.CYPHER }], target: 't' });
     expect(created.isSuccess(), JSON.stringify(created.body)).toBe(true);
     const alert = created.body as { id: number; nextRun: string };
     expect(alert.nextRun).toEqual(expect.any(String));
