@@ -7,6 +7,7 @@ import { alertRoutes } from './alerts/alerts.routes.js';
 import { applicationRoutes } from './auth/applications.routes.js';
 import { authRoutes } from './auth/auth.routes.js';
 import { registerAuthentication, withAccess } from './auth/authenticate.js';
+import { initialPasswordPath } from './auth/initial-password.js';
 import { userRoutes } from './auth/users.routes.js';
 import type { ProcessConfig } from './env.js';
 import type { SettingsStore } from './settings/settings-store.js';
@@ -81,12 +82,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   //    the start (src/auth/authenticate.ts).
   registerErrorHandling(app);
   registerAuthentication(app, db, { publicBaseUrl: config.publicBaseUrl });
+  if (deps.metrics) countRequests(app, deps.metrics);
 
   // 3. Routes, module by module. A module whose routes all share one access declares it here (`withAccess`), the
   //    others route by route.
   await app.register(withAccess('public', healthRoutes), { db, schedules: deps.schedules, graphs: () => deps.graphs.health(db, 2_000) });
   await app.register(authRoutes, { db, config });
-  await app.register(withAccess('admin', userRoutes), { db });
+  await app.register(withAccess('admin', userRoutes), { db, initialPasswordFile: initialPasswordPath(config.dataDir) });
   await app.register(withAccess('admin', applicationRoutes), { db });
   await app.register(settingsRoutes, { settings, publicBaseUrl: config.publicBaseUrl });
   await app.register(sourceRoutes, { db, keyring: deps.keyring, graphs: deps.graphs });
@@ -106,4 +108,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   app.get('/api/openapi.json', { schema: { hide: true }, config: { access: 'public', sessionless: true } }, async () => app.swagger());
   return app;
+}
+
+/**
+ * Times every answer into http_request_duration_seconds. `reply.elapsedTime` runs from the request's arrival to the
+ * end of the answer, whatever hooks or errors came between; a route's pattern is undefined when none matched.
+ */
+function countRequests(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url;
+    metrics.httpRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  });
 }

@@ -5,6 +5,7 @@ import type { RunDependencies } from './alerts/alert-run.js';
 import { AlertScheduler } from './alerts/alert-scheduler.js';
 import { buildApp } from './app.js';
 import { bootstrapAdmin } from './auth/bootstrap.js';
+import { initialPasswordPath, writeInitialPassword } from './auth/initial-password.js';
 import type { ProcessConfig } from './env.js';
 import { SettingsStore } from './settings/settings-store.js';
 import { createDatabase, type Database } from './db/database.js';
@@ -86,14 +87,15 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const sealed = await sealPlainSecrets(db, keyring);
     if (sealed) logger.info({ webhooks: sealed, keyId: keyring.current.id }, 'webhook secrets stored in clear were sealed');
 
-    const admin = await bootstrapAdmin(db, { email: config.adminEmail, password: config.adminPassword });
-    if (admin.generatedPassword) {
-      (options.announce ?? console.log)(
-        `Created the first admin: username "admin", email ${config.adminEmail}, password ${admin.generatedPassword}\n` +
-          'This password is shown once. Sign in and change it, or set ADMIN_PASSWORD on an empty database.',
-      );
-    } else if (admin.created) {
-      logger.info({ email: config.adminEmail }, 'created the first admin with ADMIN_PASSWORD');
+    // By a process that serves the API only: the generated password's file is then where the API runs (its volume,
+    // its pod), not in a worker's, where no one signs in.
+    if (config.role !== 'worker') {
+      const admin = await bootstrapAdmin(db, { email: config.adminEmail, password: config.adminPassword });
+      if (admin.generatedPassword) {
+        (options.announce ?? console.log)(announceInitialPassword(config, admin.generatedPassword, logger));
+      } else if (admin.created) {
+        logger.info({ email: config.adminEmail }, 'created the first admin with ADMIN_PASSWORD');
+      }
     }
 
     // The embedded database serves one process at a time (its data directory's lock): a claim found in it at start
@@ -169,5 +171,21 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   } catch (err) {
     if (ownsDb) await db.close();
     throw err;
+  }
+}
+
+/**
+ * Puts the first admin's generated password in DATA_DIR (auth/initial-password.ts) and says where in one line, which
+ * is all that reaches stdout and the log stream. Where DATA_DIR cannot be written (a read-only root file system
+ * without a volume), the password is printed once instead, as the only way left to sign in, with a warning.
+ */
+function announceInitialPassword(config: ProcessConfig, password: string, logger: Logger): string {
+  const file = initialPasswordPath(config.dataDir);
+  try {
+    writeInitialPassword(file, password);
+    return `Created the first admin: username "admin", email ${config.adminEmail}; its generated password is in ${file} (mode 0600), removed at its first change.`;
+  } catch (err) {
+    logger.warn({ file, error: (err as Error).message }, 'could not write the first admin\'s password to DATA_DIR: printing it once instead');
+    return `Created the first admin: username "admin", email ${config.adminEmail}, password ${password} (shown once; sign in and change it).`;
   }
 }

@@ -2,6 +2,7 @@ import { AdvisoryLock } from '../db/advisory-locks.js';
 import type { Database } from '../db/database.js';
 import { AppError, invalidParameter, notFound, uniqueViolationAs } from '../errors.js';
 import { ADMIN_GROUP_ID, ANALYST_GROUP_ID, groupsOf, isKnownGroup } from './groups.js';
+import { forgetInitialPassword } from './initial-password.js';
 import { hashPassword } from './passwords.js';
 import type { User } from './schemas.js';
 import * as repo from './users.repo.js';
@@ -104,16 +105,22 @@ export interface UserChanges {
   groups?: number[] | undefined;
 }
 
-export async function updateUser(db: Database, id: number, changes: UserChanges): Promise<User> {
+/**
+ * `initialPasswordFile`: where this process keeps the first admin's generated password (auth/initial-password.ts),
+ * removed when the password it holds is the one this change replaces.
+ */
+export async function updateUser(db: Database, id: number, changes: UserChanges, options: { initialPasswordFile?: string } = {}): Promise<User> {
   const username = changes.username === undefined ? undefined : normaliseUsername(changes.username);
   if (changes.email !== undefined) checkEmail(changes.email);
   if (changes.password !== undefined) checkPassword(changes.password);
   const groupIds = changes.groups === undefined ? undefined : checkGroups(changes.groups);
   const passwordHash = changes.password === undefined ? undefined : await hashPassword(changes.password);
+  let previousHash: string | undefined;
   try {
     await db.transaction(async (tx) => {
       const current = await repo.findUserById(tx, id);
       if (!current) throw notFound('user', id);
+      previousHash = current.password_hash;
       // The name as it will be, against the email as it will be: a new email must not leave the old one as the name.
       if (username !== undefined || changes.email !== undefined) checkUsername(username ?? current.username, changes.email ?? current.email);
       if (groupIds && !groupIds.includes(ADMIN_GROUP_ID)) await ensureAnotherAdmin(tx, id);
@@ -125,6 +132,7 @@ export async function updateUser(db: Database, id: number, changes: UserChanges)
   } catch (err) {
     throw uniqueViolationAs(err, repo.USER_UNIQUE_CONSTRAINTS);
   }
+  if (passwordHash && previousHash && options.initialPasswordFile) await forgetInitialPassword(options.initialPasswordFile, previousHash);
   return toUser((await repo.findUserById(db, id))!);
 }
 

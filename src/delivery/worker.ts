@@ -7,6 +7,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { analyzeQueueIfStale, claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type ClaimedDelivery } from '../outbox/claims.js';
 import { attemptDelivery } from './attempt.js';
+import { FailureLog } from './failure-log.js';
 import { EndpointCache } from './endpoints.js';
 import { Lanes } from './lanes.js';
 import { OutcomeWriter } from './outcome-writer.js';
@@ -96,6 +97,7 @@ export class DeliveryWorker {
   readonly #lanes: Lanes<ClaimedDelivery>;
   #slotWaiters: (() => void)[] = [];
   readonly #outcomes: OutcomeWriter;
+  readonly #failures: FailureLog;
   readonly #endpoints: EndpointCache;
   #draining: Promise<number> | undefined;
   #statisticsCheck: Promise<void> | undefined;
@@ -119,6 +121,7 @@ export class DeliveryWorker {
     private readonly metrics?: Metrics,
   ) {
     this.#outcomes = new OutcomeWriter(db, log, () => settings.webhooks.autoDisableAfterMs, metrics);
+    this.#failures = new FailureLog(log);
     this.#endpoints = new EndpointCache(db, keyring);
     // A failed drain is told once per outage: a firing a second would repeat it.
     this.#drainOutage = new OutageWarning(log, 'delivery drain failed; each firing tries again', 'delivery drains work again');
@@ -392,6 +395,7 @@ export class DeliveryWorker {
     if (!endpoint) return undefined;
     const record = await attemptDelivery(delivery, endpoint, { sender: this.sender, settings: this.settings.webhooks, log: this.log });
     this.metrics?.attempt(delivery.webhookId, record.status, record.logEntry.durationMs / 1000);
+    if (record.status !== 'sent') this.#failures.failed(delivery, record);
     return record;
   }
 

@@ -20,7 +20,10 @@ export const ErrorBody = Type.Object(
 );
 export type ErrorAnswer = Static<typeof ErrorBody>;
 
-export const Timestamp = Type.String({ description: 'ISO 8601 UTC with milliseconds' });
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+
+/** Marks a schema that holds an event payload: the OpenAPI document shows it as one of the event schemas. */
+export const EVENT_PAYLOAD_MARK = 'x-event-payload';
 
 /** The largest PostgreSQL `integer`: ids of integer columns, and any integer the database is given. */
 export const MAX_INT4 = 2_147_483_647;

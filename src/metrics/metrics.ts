@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { WebhookBacklog } from '../outbox/backlog.js';
 import { EVENT_TYPES } from '../outbox/events.js';
+import { VERSION } from '../version.js';
 
 /** How an attempt ended, as the `outcome` label says it: `pending` after an attempt is a retry. */
 export type AttemptOutcome = 'sent' | 'pending' | 'failed';
@@ -27,6 +28,8 @@ const PRUNE_EVERY_MS = 60_000;
 const ATTEMPT_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const GRAPH_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1, 5, 30, 120, 600];
 const STATEMENT_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+// API answers take milliseconds; a large match report or a page of big deliveries can take seconds.
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /**
  * The process's Prometheus metrics (docs/operations.md lists them), in a registry of its own rather than
@@ -43,6 +46,7 @@ export class Metrics {
   readonly #claimDuration: Histogram;
   readonly #flushDuration: Histogram;
   readonly #webhooks = new Map<number, WebhookChildren>();
+  readonly #httpDuration: Histogram<'method' | 'route' | 'status_code'>;
   #backlog: { at: number; rows: Promise<WebhookBacklog[]> } | undefined;
 
   constructor(
@@ -95,6 +99,11 @@ export class Metrics {
     backlogGauge('webhook_deliveries_failed', 'Deliveries ended failed and still kept (within failedDeliveryRetentionDelayMs), by webhook', (r) => r.failed);
     backlogGauge('webhook_disabled', '1 when the webhook is disabled (by an admin or automatically), else 0', (r) => (r.disabled ? 1 : 0));
     this.#backlogErrors = new Counter({ name: 'webhook_backlog_read_errors_total', help: 'Scrapes whose backlog query failed (the database away): the backlog gauges were left empty', registers });
+    // Labelled by the route's pattern (`/api/admin/webhooks/:webhookId`), never the path itself: ids in paths, and
+    // anything a client invents for a 404, would make a series each.
+    this.#httpDuration = new Histogram({ name: 'http_request_duration_seconds', help: 'Duration of API requests, by method, route pattern and status code', labelNames: ['method', 'route', 'status_code'], buckets: HTTP_BUCKETS, registers });
+    const buildInfo = new Gauge({ name: 'alert_webhooks_build_info', help: 'Always 1: the version of the service and of Node this process runs', labelNames: ['version', 'node_version'], registers });
+    buildInfo.labels(VERSION, process.version).set(1);
     this.#graphQueryDuration = new Histogram({ name: 'graph_query_duration_seconds', help: 'Duration of graph queries (API and alert runs), by data source and outcome', labelNames: ['source', 'outcome'], buckets: GRAPH_BUCKETS, registers });
     const readGraphs = () => this.#readGraphs();
     new Gauge({
@@ -200,6 +209,11 @@ export class Metrics {
       this.#eventChildren.set(eventType, child);
     }
     child.inc(count);
+  }
+
+  /** One answered API request; `route` is its pattern, or undefined when no route matched (a 404). */
+  httpRequest(method: string, route: string | undefined, statusCode: number, durationSeconds: number): void {
+    this.#httpDuration.labels(method, route ?? 'unmatched', String(statusCode)).observe(durationSeconds);
   }
 
   claimed(durationSeconds: number): void {

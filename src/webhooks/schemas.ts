@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { BigId, PositiveId, Timestamp } from '../http/schemas.js';
+import { BigId, EVENT_PAYLOAD_MARK, PositiveId, Timestamp } from '../http/schemas.js';
 import { EVENT_TYPES } from '../outbox/events.js';
 import { DELIVERY_STATUSES } from '../outbox/read-model.js';
 import { MAX_SOURCE_KEY_LENGTH } from '../sources/sources.js';
@@ -69,7 +69,8 @@ const AttemptSchema = Type.Object({
 export const DeliverySchema = Type.Object({
   id: Type.Integer(),
   webhookId: Type.Integer(),
-  payload: Type.Unknown({ description: 'the exact JSON sent' }),
+  // Any JSON to the serializer; in the OpenAPI document, one of the event payloads (src/openapi.ts).
+  payload: Type.Unknown({ description: 'the exact JSON sent', [EVENT_PAYLOAD_MARK]: true }),
   sentDate: Type.Union([Timestamp, Type.Null()]),
   error: Type.Optional(Type.String()),
   status: Type.Enum([...DELIVERY_STATUSES]),
