@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_STATUS, type ErrorKey } from '../../src/errors.js';
+import { freePort } from '../cli/cli-support.js';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { type ApiAnswer, useTestService } from '../support/test-service.js';
 
@@ -50,6 +51,18 @@ describe('the error catalogue, as routes answer it', () => {
     expect((await t.admin.post('/api/config', { path: 'webhooks.enabled', configuration: false })).status).toBe(204);
     expectError(await t.admin.get(`/api/admin/webhooks/${webhook.id}/deliveries`), 'feature_disabled');
     expect((await t.admin.post('/api/config', { path: 'webhooks.enabled', configuration: true })).status).toBe(204);
+
+    // The graph's keys, on a source with an embedded graph.
+    expect((await t.admin.post('/api/admin/sources', { key: 'graphs', name: 'Graph', graph: { vendor: 'embedded' } })).status).toBe(201);
+    expect((await t.admin.post('/api/graphs/graph/run/query', { query: 'CREATE NODE TABLE N(id STRING, PRIMARY KEY(id))' })).status).toBe(200);
+    expectError(await t.admin.post('/api/graphs/graph/run/query', { query: 'MATCH (n RETURN n' }), 'bad_graph_request');
+    expectError(await analyst.post('/api/graphs/graph/run/query', { query: "CREATE (:N {id: 'x'})" }), 'write_forbidden');
+    const slow = 'UNWIND range(1, 20000) AS x UNWIND range(1, 20000) AS y WITH x, y WHERE (x * y) % 97 = 3 RETURN count(*) AS n';
+    expectError(await t.admin.post('/api/graphs/graph/run/query', { query: slow, timeout: 100 }), 'graph_request_timeout');
+    expectError(await t.admin.post('/api/admin/graphs/alerts', { title: 'x', queries: [{ name: 'q', query: 'MATCH (n RETURN n' }] }), 'invalid_alert_query');
+    expectError(await t.admin.post('/api/admin/graphs/alerts', { title: 'x', queries: [{ name: 'q', query: 'MATCH (n:N) RETURN n' }], target: 'm' }), 'invalid_alert_target');
+    const unreachable = { vendor: 'neo4j', url: `bolt://127.0.0.1:${await freePort()}`, user: 'neo4j', password: 'x' };
+    expectError(await t.admin.post('/api/admin/sources', { key: 'away', name: 'Away', graph: unreachable }), 'data_source_unavailable');
 
     const reachable = Object.fromEntries(Object.entries(ERROR_STATUS).filter(([key]) => key !== 'bug' && key !== 'database_unavailable'));
     expect(Object.fromEntries(seen)).toEqual(reachable);

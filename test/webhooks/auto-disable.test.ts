@@ -164,6 +164,7 @@ describe('automatic disabling, end to end', () => {
       expect(response.body).toEqual({
         key: 'invalid_parameter',
         message: `webhooks.autoDisableAfterMs must be 0 (never disable) or an integer from 1000 to 315360000000, got ${JSON.stringify(bad)}`,
+        field: 'webhooks.autoDisableAfterMs',
       });
     }
     expect((await t.admin.get('/api/config')).body.webhooks.autoDisableAfterMs).toBe(432_000_000);
