@@ -41,8 +41,11 @@ describe('npm start', () => {
     expect(prestart().status).toBe(0);
     expect(builds()).toBe(1);
 
+    // The last build 40 minutes ago, a source changed 30 minutes ago: times set apart, whatever the machine's speed
+    // (a build within the same second as the change would otherwise look older than it).
+    utimesSync(path.join(root, 'dist/.build-stamp'), new Date(Date.now() - 2_400_000), new Date(Date.now() - 2_400_000));
     writeFileSync(path.join(root, 'src/delivery/worker.ts'), 'export const changed = 1;\n');
-    utimesSync(path.join(root, 'src/delivery/worker.ts'), new Date(), new Date(Date.now() + 1_000));
+    utimesSync(path.join(root, 'src/delivery/worker.ts'), new Date(Date.now() - 1_800_000), new Date(Date.now() - 1_800_000));
     // A build that fails leaves no new stamp: the start stops, and the next one builds again.
     expect(prestart({ FAIL_BUILD: '1' }).status).toBe(1);
     expect(builds()).toBe(2);
