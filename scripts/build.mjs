@@ -5,11 +5,14 @@
 // `node scripts/build.mjs --out-dir DIR` makes a throwaway build in DIR: no incremental state (it lives in dist/
 // and would tell tsc that DIR is already up to date), no declarations, no source maps.
 import { spawnSync } from 'node:child_process';
-import { cpSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import process from 'node:process';
 import { URL, fileURLToPath } from 'node:url';
+
+// The mark of a complete build of dist/: `npm start` rebuilds only when a source is newer (build-if-changed.mjs).
+const BUILD_STAMP = '.build-stamp';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const at = process.argv.indexOf('--out-dir');
@@ -26,3 +29,5 @@ const checked = spawnSync(process.execPath, [tsc, '-p', 'console/tsconfig.json']
 if (checked.status !== 0) process.exit(checked.status ?? 1);
 const { build } = await import('vite');
 await build({ configFile: path.join(root, 'console/vite.config.ts'), logLevel: 'warn', build: { outDir: path.join(outDir, 'public') } });
+// Written last, so a build that failed half way leaves no stamp: scripts/build-if-changed.mjs builds again.
+if (at < 0) writeFileSync(path.join(outDir, BUILD_STAMP), `${new Date().toISOString()}\n`);

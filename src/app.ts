@@ -7,6 +7,7 @@ import { alertRoutes } from './alerts/alerts.routes.js';
 import { applicationRoutes } from './auth/applications.routes.js';
 import { authRoutes } from './auth/auth.routes.js';
 import { registerAuthentication, withAccess } from './auth/authenticate.js';
+import { initialPasswordPath } from './auth/initial-password.js';
 import { userRoutes } from './auth/users.routes.js';
 import type { ProcessConfig } from './env.js';
 import type { SettingsStore } from './settings/settings-store.js';
@@ -15,6 +16,7 @@ import { consoleRoutes } from './console/console.routes.js';
 import type { Database } from './db/database.js';
 import { deliveryRoutes } from './delivery/delivery.routes.js';
 import type { DeliveryWorker } from './delivery/worker.js';
+import { limitConnectionsPerAddress, requestDeadlineOptions } from './http/connection-limits.js';
 import { answerClientError, answerFrameworkError, MAX_PATH_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
 import { healthRoutes, type HealthOptions } from './http/health.routes.js';
 import { openapiOptions } from './openapi.js';
@@ -57,6 +59,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
+    // Slow clients: a deadline for each request, and a cap on connections per address (src/http/connection-limits.ts).
+    ...requestDeadlineOptions(config),
     schemaErrorFormatter,
     trustProxy: config.trustProxy,
     // Path parameters are checked by the route schemas, which name the parameter; the router's own length limit
@@ -65,6 +69,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
   });
+  limitConnectionsPerAddress(app.server, config.maxConnectionsPerAddress);
   app.setValidatorCompiler(validatorCompiler);
   registerJsonBodies(app);
 
@@ -76,24 +81,42 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   //    here on a route that declares no access (`config: { access }`, or `withAccess` for a whole module) stops
   //    the start (src/auth/authenticate.ts).
   registerErrorHandling(app);
-  registerAuthentication(app, db);
+  registerAuthentication(app, db, { publicBaseUrl: config.publicBaseUrl });
+  if (deps.metrics) countRequests(app, deps.metrics);
 
   // 3. Routes, module by module. A module whose routes all share one access declares it here (`withAccess`), the
   //    others route by route.
   await app.register(withAccess('public', healthRoutes), { db, schedules: deps.schedules, graphs: () => deps.graphs.health(db, 2_000) });
   await app.register(authRoutes, { db, config });
-  await app.register(withAccess('admin', userRoutes), { db });
+  await app.register(withAccess('admin', userRoutes), { db, initialPasswordFile: initialPasswordPath(config.dataDir) });
   await app.register(withAccess('admin', applicationRoutes), { db });
   await app.register(settingsRoutes, { settings, publicBaseUrl: config.publicBaseUrl });
   await app.register(sourceRoutes, { db, keyring: deps.keyring, graphs: deps.graphs });
   await app.register(graphRoutes, { db, graphs: deps.graphs, metrics: deps.metrics });
   await app.register(alertRoutes, { db, publicBaseUrl: config.publicBaseUrl, graphs: deps.graphs, limits: config.alertLimits });
   await app.register(alertRunRoutes, { run: deps.alertRuns, kick: deps.kickAlertRuns });
-  await app.register(withAccess('admin', webhookRoutes), { db, settings, receiverPolicy: config.receiverPolicy, keyring: deps.keyring });
+  await app.register(withAccess('admin', webhookRoutes), {
+    db,
+    settings,
+    receiverPolicy: config.receiverPolicy,
+    keyring: deps.keyring,
+    onDeleted: (webhookId) => deps.metrics?.forgetWebhook(webhookId),
+  });
   await app.register(withAccess('admin', deliveryRoutes), { db, settings, worker: deps.worker });
   await app.register(consoleRoutes);
   if (deps.metrics) await app.register(metricsRoutes, { metrics: deps.metrics, token: config.metricsToken });
 
-  app.get('/api/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());
+  app.get('/api/openapi.json', { schema: { hide: true }, config: { access: 'public', sessionless: true } }, async () => app.swagger());
   return app;
+}
+
+/**
+ * Times every answer into http_request_duration_seconds. `reply.elapsedTime` runs from the request's arrival to the
+ * end of the answer, whatever hooks or errors came between; a route's pattern is undefined when none matched.
+ */
+function countRequests(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url;
+    metrics.httpRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  });
 }

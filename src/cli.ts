@@ -27,6 +27,7 @@ const COMMANDS: Record<string, Command> = {
   'deliveries redeliver': async (args) => (await import('./cli/redeliver.js')).deliveriesRedeliver(args),
   config: async (args) => (await import('./cli/config.js')).config(args),
   'graph load': async (args) => (await import('./cli/graph-load.js')).graphLoad(args),
+  healthcheck: noArgs('healthcheck', async () => (await import('./cli/healthcheck.js')).healthcheck()),
 };
 // OperatorError (src/cli/startup-failures.ts), AppError (a rule of the API, src/errors.ts), ConfigError (the
 // environment), DataDirLockedError, SecretsKeyError, SealedSecretError (a sealed secret that does not open: key ids only).

@@ -26,6 +26,10 @@ export interface ProcessConfig {
   readonly logLevel: string;
   readonly role: Role;
   readonly bodyLimitBytes: number;
+  /** REQUEST_TIMEOUT_MS: a request's headers and body must arrive within this, or it is answered 408 and closed. */
+  readonly requestTimeoutMs: number;
+  /** MAX_CONNECTIONS_PER_ADDRESS: connections one client address (IPv6: one /64) may hold open; 0 = no limit. */
+  readonly maxConnectionsPerAddress: number;
   readonly sessionTtlMs: number;
   /** Attempts in flight per process, and per webhook within it. */
   readonly deliveryConcurrency: number;
@@ -91,6 +95,8 @@ export function readProcessConfig(env: NodeJS.ProcessEnv = process.env): Process
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     role,
     bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    requestTimeoutMs: intFrom(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
+    maxConnectionsPerAddress: intFrom(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
     sessionTtlMs: intFrom(env, 'SESSION_TTL_MS', 12 * 3600_000, 60_000, 365 * 86400_000),
     deliveryConcurrency: intFrom(env, 'DELIVERY_CONCURRENCY', 64, 1, 4096),
     deliveryConcurrencyPerWebhook: intFrom(env, 'DELIVERY_CONCURRENCY_PER_WEBHOOK', 16, 1, 4096),

@@ -1,6 +1,7 @@
 /**
  * The closed catalogue of error keys the API answers, each with its one HTTP status (docs/api.md, Errors).
- * Every error body is `{key, message}`; the message names the field and the rule that was broken.
+ * Every error body is `{key, message, field?}`; the message names the field and the rule that was broken, and `field`
+ * names the field alone when the error is about one (as the request spells it: `url`, `events[0].sourceKey`).
  */
 export const ERROR_STATUS = {
   invalid_parameter: 400,
@@ -19,6 +20,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   too_many_requests: 429,
   bug: 500,
+  database_unavailable: 503,
   data_source_unavailable: 503,
   graph_request_timeout: 504,
 } as const;
@@ -32,6 +34,8 @@ export class AppError extends Error {
     readonly key: ErrorKey,
     message: string,
     status?: number,
+    /** The field the error is about, when there is one. */
+    readonly field?: string,
   ) {
     super(message);
     this.name = 'AppError';
@@ -40,7 +44,7 @@ export class AppError extends Error {
   }
 }
 
-export const invalidParameter = (message: string) => new AppError('invalid_parameter', message);
+export const invalidParameter = (message: string, field?: string) => new AppError('invalid_parameter', message, undefined, field);
 export const notFound = (what: string, id: number | string) => new AppError('not_found', `${what} ${id} was not found`);
 export const alreadyExists = (message: string) => new AppError('already_exists', message);
 export const featureDisabled = () =>

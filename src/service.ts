@@ -5,9 +5,11 @@ import type { RunDependencies } from './alerts/alert-run.js';
 import { AlertScheduler } from './alerts/alert-scheduler.js';
 import { buildApp } from './app.js';
 import { bootstrapAdmin } from './auth/bootstrap.js';
+import { initialPasswordPath, writeInitialPassword } from './auth/initial-password.js';
 import type { ProcessConfig } from './env.js';
 import { SettingsStore } from './settings/settings-store.js';
 import { createDatabase, type Database } from './db/database.js';
+import { restrictNewFiles } from './db/data-dir-modes.js';
 import { migrate } from './db/migrate.js';
 import { startDeliveryEngine, type DeliveryEngine } from './delivery/engine.js';
 import { schedulesProblem } from './delivery/schedule-health.js';
@@ -19,6 +21,7 @@ import { onEventsRecorded } from './outbox/enqueue.js';
 import { loadKeyring, type Keyring } from './secrets/keyring.js';
 import { GraphRegistry } from './sources/graph-registry.js';
 import { requireSealingKeys, sealPlainSecrets } from './webhooks/secret-sealing.js';
+import { existingWebhookIds } from './webhooks/webhooks.js';
 
 // How long /health/ready and a metrics scrape wait for each graph's round trip.
 const GRAPH_PING_TIMEOUT_MS = 2_000;
@@ -55,6 +58,8 @@ export interface ServiceOptions {
  */
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { config, logger } = options;
+  // Whatever this process writes under DATA_DIR (the embedded database, embedded graphs) is its owner's alone.
+  restrictNewFiles();
   const databaseKind = options.db?.kind ?? (config.databaseUrl ? 'postgres' : 'pglite');
   const loadKeys = () => loadKeyring({ ...config, databaseKind });
   // On PostgreSQL the key comes first: without one the process stops here with the one-line message
@@ -82,14 +87,15 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const sealed = await sealPlainSecrets(db, keyring);
     if (sealed) logger.info({ webhooks: sealed, keyId: keyring.current.id }, 'webhook secrets stored in clear were sealed');
 
-    const admin = await bootstrapAdmin(db, { email: config.adminEmail, password: config.adminPassword });
-    if (admin.generatedPassword) {
-      (options.announce ?? console.log)(
-        `Created the first admin: username "admin", email ${config.adminEmail}, password ${admin.generatedPassword}\n` +
-          'This password is shown once. Sign in and change it, or set ADMIN_PASSWORD on an empty database.',
-      );
-    } else if (admin.created) {
-      logger.info({ email: config.adminEmail }, 'created the first admin with ADMIN_PASSWORD');
+    // By a process that serves the API only: the generated password's file is then where the API runs (its volume,
+    // its pod), not in a worker's, where no one signs in.
+    if (config.role !== 'worker') {
+      const admin = await bootstrapAdmin(db, { email: config.adminEmail, password: config.adminPassword });
+      if (admin.generatedPassword) {
+        (options.announce ?? console.log)(announceInitialPassword(config, admin.generatedPassword, logger));
+      } else if (admin.created) {
+        logger.info({ email: config.adminEmail }, 'created the first admin with ADMIN_PASSWORD');
+      }
     }
 
     // The embedded database serves one process at a time (its data directory's lock): a claim found in it at start
@@ -105,7 +111,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const settings = await SettingsStore.open(db, logger);
     await settings.watch();
     const graphs = new GraphRegistry({ dataDir: config.dataDir, bufferPoolBytes: config.graphBufferPoolBytes, keyring, logger });
-    const metrics = new Metrics({ backlog: () => readBacklog(db), graphs: () => graphs.health(db, GRAPH_PING_TIMEOUT_MS) });
+    const metrics = new Metrics({
+      backlog: () => readBacklog(db),
+      graphs: () => graphs.health(db, GRAPH_PING_TIMEOUT_MS),
+      existingWebhooks: (ids) => existingWebhookIds(db, ids),
+    });
     const stopCountingEvents = onEventsRecorded((eventType) => metrics.eventsRecorded(eventType));
     const engine = startDeliveryEngine({
       db,
@@ -161,5 +171,21 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   } catch (err) {
     if (ownsDb) await db.close();
     throw err;
+  }
+}
+
+/**
+ * Puts the first admin's generated password in DATA_DIR (auth/initial-password.ts) and says where in one line, which
+ * is all that reaches stdout and the log stream. Where DATA_DIR cannot be written (a read-only root file system
+ * without a volume), the password is printed once instead, as the only way left to sign in, with a warning.
+ */
+function announceInitialPassword(config: ProcessConfig, password: string, logger: Logger): string {
+  const file = initialPasswordPath(config.dataDir);
+  try {
+    writeInitialPassword(file, password);
+    return `Created the first admin: username "admin", email ${config.adminEmail}; its generated password is in ${file} (mode 0600), removed at its first change.`;
+  } catch (err) {
+    logger.warn({ file, error: (err as Error).message }, 'could not write the first admin\'s password to DATA_DIR: printing it once instead');
+    return `Created the first admin: username "admin", email ${config.adminEmail}, password ${password} (shown once; sign in and change it).`;
   }
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  * (directly or through other folders), and no import runs up the layers. Read from the source text, so it needs
  * no build and no database.
  *
- * The layers, top to bottom: the entry points (`cli.ts`, the process; `index.ts`, the library); the commands
+ * The layers, top to bottom: the entry points (`cli.ts`, the process; `index.ts`, the library; `verify.ts`, its receiver side); the commands
  * (`cli/`); the composition (`app.ts`, `service.ts`, `openapi.ts`); the rooms (every folder, and `env.ts`, the
  * process environment); the base (`errors`, `limits`, `logger`, `version`).
  */
@@ -21,6 +21,7 @@ type Layer = (typeof LAYERS)[number];
 const TOP_LEVEL: Record<string, { folder: string; layer: Layer }> = {
   'cli.ts': { folder: 'entry', layer: 'entry' },
   'index.ts': { folder: 'entry', layer: 'entry' },
+  'verify.ts': { folder: 'entry', layer: 'entry' },
   'app.ts': { folder: 'composition', layer: 'composition' },
   'service.ts': { folder: 'composition', layer: 'composition' },
   'openapi.ts': { folder: 'composition', layer: 'composition' },

@@ -1,11 +1,14 @@
 // Every call the console makes goes through here: same origin, the session cookie, JSON both ways, and the API's
-// `{key, message}` errors kept whole so a form can show the message next to the field it names.
+// `{key, message, field?}` errors kept whole so a form can show the message next to the field it is about.
+import type { ErrorAnswer } from '../../src/http/schemas';
 
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly key: string,
     message: string,
+    /** The field the error is about, as the API names it (`url`, `events[0].sourceKey`, `webhooks.requestTimeoutMs`). */
+    readonly field?: string,
   ) {
     super(message);
   }
@@ -35,9 +38,9 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
   const text = await response.text();
   const parsed: unknown = text && (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : undefined;
   if (!response.ok) {
-    const error = parsed as { key?: string; message?: string } | undefined;
+    const error = parsed as Partial<ErrorAnswer> | undefined;
     if (response.status === 401 && path !== '/api/auth/login' && path !== '/api/auth/me') for (const l of signedOutListeners) l();
-    throw new ApiError(response.status, error?.key ?? 'http_error', error?.message ?? `the service answered ${response.status}`);
+    throw new ApiError(response.status, error?.key ?? 'http_error', error?.message ?? `the service answered ${response.status}`, error?.field);
   }
   return parsed as T;
 }
@@ -51,10 +54,12 @@ export const del = (path: string) => api<void>('DELETE', path);
 export const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
- * Which of `fields` the API's message names: messages start with the field (`url "x" is not an absolute URL`,
- * `field secret must be …`, `webhooks.deliveryFrequency "x" is not …`, `webhooks.retryScheduleMs[1] must …`).
+ * Which of a form's `fields` an API error is about, from its `field`: the form's own name for it (`events[0].sourceKey`
+ * is the form's `events`; `webhooks.retryScheduleMs[1]`, the settings form's `retryScheduleMs`).
  */
-export function fieldOf<F extends string>(message: string, fields: readonly F[]): F | undefined {
-  const named = /^(?:field\s+)?(?:body[./])?(?:webhooks\.)?([A-Za-z]+)/.exec(message)?.[1];
+export function fieldOf<F extends string>(err: unknown, fields: readonly F[]): F | undefined {
+  if (!(err instanceof ApiError) || err.field === undefined) return undefined;
+  const [first, second] = err.field.split(/[.[]/);
+  const named = first === 'webhooks' && second !== undefined ? second : first;
   return fields.find((f) => f === named);
 }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, onSignedOut } from './api';
+import { get, onSignedOut, post } from './api';
 import { Link } from './components/link';
 import { AdminsOnly, PageTitle } from './components/page';
 import { CasePage } from './pages/case';
@@ -47,7 +47,7 @@ export function App() {
 
   const session: Session = { user, admin: isAdmin(user) };
   const signOut = async () => {
-    await get('/api/auth/logout').catch(() => undefined);
+    await post('/api/auth/logout').catch(() => undefined);
     setUser(null);
     navigate('/', { replace: true });
   };

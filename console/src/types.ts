@@ -1,19 +1,10 @@
-// The shapes the public API answers (docs/api.md), as the console reads them.
+// The shapes the public API answers (docs/api.md), as the console reads them. Those the server declares in a
+// domain's schemas.ts are imported from there, types only (nothing of the server is bundled); the rest are still
+// written here until their domain's schemas can be read without the server's Node code.
+import type { Application, Group, User } from '../../src/auth/schemas';
+import type { WebhookSettings } from '../../src/settings/schemas';
 
-export interface Group {
-  id: number;
-  name: string;
-  builtin: boolean;
-}
-
-export interface User {
-  id: number;
-  username: string;
-  email: string;
-  groups: Group[];
-  createdAt: string;
-  updatedAt: string;
-}
+export type { Application, Group, User, WebhookSettings };
 
 export const EVENT_TYPES = ['newCase', 'newMatch', 'caseStatusChange', 'webhookDisabled'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -127,27 +118,6 @@ export interface CaseAction {
   createdAt: string;
 }
 
-export interface WebhookSettings {
-  enabled: boolean;
-  deliveryFrequency: string;
-  cleanupFrequency: string;
-  deliveryRetentionDelayMs: number;
-  failedDeliveryRetentionDelayMs: number;
-  requestTimeoutMs: number;
-  retryScheduleMs: number[];
-  autoDisableAfterMs: number;
-}
-
-export interface Application {
-  id: number;
-  name: string;
-  enabled: boolean;
-  groups: Group[];
-  createdAt: string;
-  updatedAt: string;
-  /** Only in the answer that creates it. */
-  apiKey?: string;
-}
 
 /** The two built-in groups (docs/api.md): the API has no route listing groups. */
 export const GROUPS = [

@@ -2,20 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Database } from '../db/database.js';
 import { noContent } from '../http/no-content.js';
-import { errorResponses, PositiveId, Timestamp } from '../http/schemas.js';
+import { errorResponses, PositiveId } from '../http/schemas.js';
 import { createApplication, deleteApplication, listApplications, MAX_APPLICATION_NAME_LENGTH } from './applications.js';
-import { GroupIds, GroupSchema } from './schemas.js';
-
-const ApplicationSchema = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  apiKey: Type.Optional(Type.String({ description: 'shown in the creation answer only' })),
-  enabled: Type.Boolean(),
-  groups: Type.Array(GroupSchema),
-  rights: Type.Array(Type.String()),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-}, { $id: 'Application', description: 'An API key: it acts for a user, within its own groups' });
+import { ApplicationSchema, GroupIds } from './schemas.js';
 
 export const applicationRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   app.post(

@@ -1,20 +1,11 @@
 import type { Database, Queryable } from '../db/database.js';
 import { invalidParameter, notFound } from '../errors.js';
-import { groupsOf, type Group } from './groups.js';
+import { groupsOf } from './groups.js';
 import { randomToken, sha256Hex } from './passwords.js';
+import type { Application } from './schemas.js';
 import { checkGroups } from './users.service.js';
 
-/** An API key's record as the API shows it: the key itself only in the answer that created it. */
-export interface Application {
-  id: number;
-  name: string;
-  enabled: boolean;
-  groups: Group[];
-  rights: string[];
-  createdAt: string;
-  updatedAt: string;
-  apiKey?: string;
-}
+export type { Application } from './schemas.js';
 
 interface ApplicationRow {
   id: number;
@@ -46,7 +37,7 @@ function toApplication(row: ApplicationRow): Application {
 
 export async function createApplication(db: Database, input: { name: string; groups: number[]; enabled?: boolean | undefined }): Promise<Application> {
   const name = input.name.trim();
-  if (!name || name.length > MAX_APPLICATION_NAME_LENGTH) throw invalidParameter(`name must be 1 to ${MAX_APPLICATION_NAME_LENGTH} characters`);
+  if (!name || name.length > MAX_APPLICATION_NAME_LENGTH) throw invalidParameter(`name must be 1 to ${MAX_APPLICATION_NAME_LENGTH} characters`, 'name');
   const groupIds = checkGroups(input.groups);
   const apiKey = randomToken();
   const id = await db.transaction(async (tx) => {

@@ -6,7 +6,8 @@ import { noContent } from '../http/no-content.js';
 import { errorResponses } from '../http/schemas.js';
 import { requireUser } from './authenticate.js';
 import { groupsOf } from './groups.js';
-import { addressKey, LoginThrottle } from './login-throttle.js';
+import { addressKey } from '../http/client-address.js';
+import { LoginThrottle } from './login-throttle.js';
 import { decoyPasswordHash, verifyPassword } from './passwords.js';
 import { UserSchema } from './schemas.js';
 import { createSession, deleteSession, SESSION_COOKIE } from './sessions.js';
@@ -121,7 +122,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     },
   );
 
-  app.get(
+  // POST only: a GET could be a link or an image on any site, ending the session of whoever opens the page.
+  app.post(
     '/api/auth/logout',
     { config: { access: 'public' }, schema: { operationId: 'logout', tags: ['auth'], summary: 'End the session', response: { 204: Type.Null() } } },
     async (request, reply) => {

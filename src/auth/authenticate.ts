@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
+import { refuseLargeAnonymousBody } from '../http/validation.js';
 import { findApiKeyApplication } from './applications.js';
+import { refuseCrossOriginSession } from './same-origin.js';
 import { bindPrincipalToLog, isAdmin, type Principal } from './principal.js';
 import { findSessionUserId, SESSION_COOKIE } from './sessions.js';
 import { findUserByEmail, findUserById } from './users.repo.js';
@@ -24,6 +26,11 @@ export interface DeclaredRoute {
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess;
+    /**
+     * A public route that never asks who calls (health checks, static files): no session or key is looked up, so
+     * it answers whatever the session store's state (a cookie sent to /health with the database away is no 500).
+     */
+    sessionless?: boolean;
   }
   interface FastifyInstance {
     /** Every route registered so far, with its declared access. */
@@ -45,7 +52,7 @@ export function withAccess<Options extends object>(access: RouteAccess, plugin: 
   };
 }
 
-/** The rule of docs/api.md (Sign-in, users and API keys): every path under /api/admin/ needs the Admin group. */
+/** The rule of docs/api.md (Conventions): every path under /api/admin/ needs the Admin group. */
 export function isAdminPath(path: string): boolean {
   return path === '/api/admin' || path.startsWith('/api/admin/');
 }
@@ -56,7 +63,8 @@ export function isAdminPath(path: string): boolean {
  * Call it before any route is registered: its `onRoute` hook refuses, at start, a route that declares no access
  * or an /api/admin/ route that is not `admin`, so an unguarded route cannot be shipped by forgetting.
  */
-export function registerAuthentication(app: FastifyInstance, db: Database): void {
+export function registerAuthentication(app: FastifyInstance, db: Database, options: { publicBaseUrl: string }): void {
+  const publicOrigin = new URL(options.publicBaseUrl).origin;
   const declared: DeclaredRoute[] = [];
   app.decorate('declaredRoutes', declared);
   app.decorateRequest('principal', null);
@@ -76,7 +84,9 @@ export function registerAuthentication(app: FastifyInstance, db: Database): void
   });
 
   app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.sessionless && request.routeOptions.config.access === 'public') return;
     request.principal = await resolvePrincipal(db, request);
+    refuseCrossOriginSession(request, publicOrigin);
     bindPrincipalToLog(request);
     // No declared access means no route matched (the not-found handler): its answer depends on the path alone.
     const access = request.routeOptions.config.access;
@@ -85,6 +95,8 @@ export function registerAuthentication(app: FastifyInstance, db: Database): void
     // path tell an anonymous caller whether it exists.
     if (access === 'admin' || isAdminPath(decodedPath(request))) requireAdmin(request);
     else if (access === 'user') requireUser(request);
+    // Who may send a large body is known now, before it is read (src/http/validation.ts).
+    refuseLargeAnonymousBody(request);
   });
 }
 

@@ -1,9 +1,10 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { MAX_INT4, Timestamp } from '../http/schemas.js';
 import { MAX_GROUPS_PER_MEMBER } from './groups.js';
 
-/** Shapes shared by the route files of auth (sign-in, users, API keys). */
+/** The API shapes of auth (sign-in, users, API keys), declared once: the types are derived, the console imports them. */
 export const GroupSchema = Type.Object({ id: Type.Integer(), name: Type.String(), builtin: Type.Boolean() }, { $id: 'Group' });
+export type Group = Static<typeof GroupSchema>;
 
 export const UserSchema = Type.Object({
   id: Type.Integer(),
@@ -13,6 +14,21 @@ export const UserSchema = Type.Object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
 }, { $id: 'User' });
+/** A user as the API shows it: never a password or its hash. */
+export type User = Static<typeof UserSchema>;
+
+export const ApplicationSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  apiKey: Type.Optional(Type.String({ description: 'shown in the creation answer only' })),
+  enabled: Type.Boolean(),
+  groups: Type.Array(GroupSchema),
+  rights: Type.Array(Type.String()),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+}, { $id: 'Application', description: 'An API key: it acts for a user, within its own groups' });
+/** An API key's record as the API shows it: the key itself only in the answer that created it. */
+export type Application = Static<typeof ApplicationSchema>;
 
 /** The groups a user or an API key is given: ids, checked against the built-in groups by `checkGroups`. */
 export const GroupIds = Type.Array(Type.Integer({ minimum: 1, maximum: MAX_INT4 }), { minItems: 1, maxItems: MAX_GROUPS_PER_MEMBER });

@@ -22,10 +22,16 @@ export async function findUserById(db: Queryable, id: number): Promise<UserRow |
 }
 
 /** Sign-in accepts the username or the email, without regard to case. */
+/**
+ * The user a sign-in names: by email when the login is shaped like one, else by username (NFKC, as stored). An email
+ * wins over a username: a username shaped like an email is refused unless it is its user's own (users.service.ts),
+ * but one from before that rule must not shadow the address's owner.
+ */
 export async function findUserByLogin(db: Queryable, usernameOrEmail: string): Promise<UserRow | undefined> {
+  const login = usernameOrEmail.normalize('NFKC');
   const { rows } = await db.query<UserRow>(
-    `${SELECT_USER} WHERE lower(u.username) = lower($1) OR lower(u.email) = lower($1) ORDER BY (lower(u.username) = lower($1)) DESC LIMIT 1`,
-    [usernameOrEmail],
+    `${SELECT_USER} WHERE lower(u.username) = lower($1) OR lower(u.email) = lower($2) ORDER BY (lower(u.email) = lower($2)) DESC LIMIT 1`,
+    [login, usernameOrEmail],
   );
   return rows[0];
 }

@@ -7,7 +7,7 @@ import { GroupIds, UserSchema } from './schemas.js';
 import * as users from './users.service.js';
 import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, MAX_USERNAME_LENGTH, MIN_EMAIL_LENGTH } from './users.service.js';
 
-export const userRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
+export const userRoutes: FastifyPluginAsyncTypebox<{ db: Database; initialPasswordFile?: string }> = async (app, { db, initialPasswordFile }) => {
   app.post(
     '/api/admin/users',
     {
@@ -50,7 +50,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (ap
         response: { 200: UserSchema, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => users.updateUser(db, request.params.id, request.body),
+    async (request) => users.updateUser(db, request.params.id, request.body, { initialPasswordFile }),
   );
 
   app.delete(

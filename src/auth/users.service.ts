@@ -1,19 +1,13 @@
 import { AdvisoryLock } from '../db/advisory-locks.js';
 import type { Database } from '../db/database.js';
 import { AppError, invalidParameter, notFound, uniqueViolationAs } from '../errors.js';
-import { ADMIN_GROUP_ID, ANALYST_GROUP_ID, groupsOf, isKnownGroup, type Group } from './groups.js';
+import { ADMIN_GROUP_ID, ANALYST_GROUP_ID, groupsOf, isKnownGroup } from './groups.js';
+import { forgetInitialPassword } from './initial-password.js';
 import { hashPassword } from './passwords.js';
+import type { User } from './schemas.js';
 import * as repo from './users.repo.js';
 
-/** A user as the API shows it: never a password or its hash. */
-export interface User {
-  id: number;
-  username: string;
-  email: string;
-  groups: Group[];
-  createdAt: string;
-  updatedAt: string;
-}
+export type { User } from './schemas.js';
 
 export function toUser(row: repo.UserRow): User {
   return {
@@ -38,23 +32,46 @@ const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const USERNAME = new RegExp(`^[^\\s@][^\\s]{0,${MAX_USERNAME_LENGTH - 1}}$`);
 
 export function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) throw invalidParameter(`password must be at least ${MIN_PASSWORD_LENGTH} characters long`);
+  if (password.length < MIN_PASSWORD_LENGTH) throw invalidParameter(`password must be at least ${MIN_PASSWORD_LENGTH} characters long`, 'password');
 }
 
-function checkUsername(username: string): void {
+// Characters that show as nothing or change the direction of what follows: `admin\u200b` and `admin\u202e` looked
+// like `admin` in every list. Control, format (zero-width, bidi), private-use, unassigned, line and paragraph
+// separators, and the default-ignorable ones (U+3164 Hangul filler and the like).
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
+
+/**
+ * A username as stored and looked up: NFKC, so `ａdmin` (fullwidth) and `admin` are one name and the second is
+ * refused as taken.
+ */
+export function normaliseUsername(username: string): string {
+  return username.normalize('NFKC');
+}
+
+/**
+ * Checks a (normalised) username of the user whose email is `ownEmail`. One with `@` is refused unless it is that
+ * email: a user named `boss@example.com` would be taken for whoever signs in with that address.
+ */
+function checkUsername(username: string, ownEmail: string): void {
   if (!USERNAME.test(username)) {
-    throw invalidParameter(`username must be 1 to ${MAX_USERNAME_LENGTH} characters, without spaces, and must not start with @`);
+    throw invalidParameter(`username must be 1 to ${MAX_USERNAME_LENGTH} characters, without spaces, and must not start with @`, 'username');
+  }
+  if (INVISIBLE.test(username)) {
+    throw invalidParameter('username must not contain invisible, control or text-direction characters (such as U+200B or U+202E)');
+  }
+  if (username.includes('@') && username.toLowerCase() !== ownEmail.toLowerCase()) {
+    throw invalidParameter("username must not contain @ unless it is the user's own email: a username shaped like another address could be taken for its owner");
   }
 }
 
 function checkEmail(email: string): void {
-  if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) throw invalidParameter(`email "${email}" is not an email address (name@domain)`);
+  if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) throw invalidParameter(`email "${email}" is not an email address (name@domain)`, 'email');
 }
 
 export function checkGroups(groups: number[], field = 'groups'): number[] {
-  if (groups.length === 0) throw invalidParameter(`${field} must name at least one group`);
+  if (groups.length === 0) throw invalidParameter(`${field} must name at least one group`, field);
   for (const id of groups) {
-    if (!isKnownGroup(id)) throw invalidParameter(`${field} contains ${id}, which is not a group (1 = Admin, 2 = Analyst)`);
+    if (!isKnownGroup(id)) throw invalidParameter(`${field} contains ${id}, which is not a group (1 = Admin, 2 = Analyst)`, field);
   }
   return [...new Set(groups)];
 }
@@ -67,13 +84,14 @@ export interface NewUser {
 }
 
 export async function createUser(db: Database, input: NewUser): Promise<User> {
-  checkUsername(input.username);
+  const username = normaliseUsername(input.username);
+  checkUsername(username, input.email);
   checkEmail(input.email);
   checkPassword(input.password);
   const groupIds = checkGroups(input.groups ?? [ANALYST_GROUP_ID]);
   const passwordHash = await hashPassword(input.password);
   try {
-    const id = await db.transaction((tx) => repo.insertUser(tx, { username: input.username, email: input.email, passwordHash, groupIds }));
+    const id = await db.transaction((tx) => repo.insertUser(tx, { username, email: input.email, passwordHash, groupIds }));
     return toUser((await repo.findUserById(db, id))!);
   } catch (err) {
     throw uniqueViolationAs(err, repo.USER_UNIQUE_CONSTRAINTS);
@@ -87,17 +105,26 @@ export interface UserChanges {
   groups?: number[] | undefined;
 }
 
-export async function updateUser(db: Database, id: number, changes: UserChanges): Promise<User> {
-  if (changes.username !== undefined) checkUsername(changes.username);
+/**
+ * `initialPasswordFile`: where this process keeps the first admin's generated password (auth/initial-password.ts),
+ * removed when the password it holds is the one this change replaces.
+ */
+export async function updateUser(db: Database, id: number, changes: UserChanges, options: { initialPasswordFile?: string } = {}): Promise<User> {
+  const username = changes.username === undefined ? undefined : normaliseUsername(changes.username);
   if (changes.email !== undefined) checkEmail(changes.email);
   if (changes.password !== undefined) checkPassword(changes.password);
   const groupIds = changes.groups === undefined ? undefined : checkGroups(changes.groups);
   const passwordHash = changes.password === undefined ? undefined : await hashPassword(changes.password);
+  let previousHash: string | undefined;
   try {
     await db.transaction(async (tx) => {
-      if (!(await repo.findUserById(tx, id))) throw notFound('user', id);
+      const current = await repo.findUserById(tx, id);
+      if (!current) throw notFound('user', id);
+      previousHash = current.password_hash;
+      // The name as it will be, against the email as it will be: a new email must not leave the old one as the name.
+      if (username !== undefined || changes.email !== undefined) checkUsername(username ?? current.username, changes.email ?? current.email);
       if (groupIds && !groupIds.includes(ADMIN_GROUP_ID)) await ensureAnotherAdmin(tx, id);
-      await repo.updateUser(tx, id, { username: changes.username, email: changes.email, passwordHash });
+      await repo.updateUser(tx, id, { username, email: changes.email, passwordHash });
       if (groupIds) await repo.setUserGroups(tx, id, groupIds);
       // A changed password ends the user's sessions everywhere.
       if (passwordHash) await tx.query('DELETE FROM sessions WHERE user_id = $1', [id]);
@@ -105,6 +132,7 @@ export async function updateUser(db: Database, id: number, changes: UserChanges)
   } catch (err) {
     throw uniqueViolationAs(err, repo.USER_UNIQUE_CONSTRAINTS);
   }
+  if (passwordHash && previousHash && options.initialPasswordFile) await forgetInitialPassword(options.initialPasswordFile, previousHash);
   return toUser((await repo.findUserById(db, id))!);
 }
 

@@ -1,3 +1,4 @@
+import { initialPasswordPath } from '../auth/initial-password.js';
 import { randomToken } from '../auth/passwords.js';
 import { findUserByLogin } from '../auth/users.repo.js';
 import { MAX_PASSWORD_LENGTH, updateUser } from '../auth/users.service.js';
@@ -20,10 +21,10 @@ export async function resetPassword(args: readonly string[], print: (line: strin
   if (given !== undefined && [...given].length > MAX_PASSWORD_LENGTH) throw invalidParameter(`password must be at most ${MAX_PASSWORD_LENGTH} characters long`);
   const password = given ?? randomToken(15);
 
-  await withAdminDatabase('PATCH /api/admin/users/:id with {"password": …}, as an admin', async (db) => {
+  await withAdminDatabase('PATCH /api/admin/users/:id with {"password": …}, as an admin', async (db, config) => {
     const user = await findUserByLogin(db, login);
     if (!user) throw new OperatorError(`there is no user "${login}" (give a username or an email address)`);
-    await updateUser(db, user.id, { password });
+    await updateUser(db, user.id, { password }, { initialPasswordFile: initialPasswordPath(config.dataDir) });
     print(`The password of ${user.username} (user ${user.id}) was changed; their sessions have ended.`);
     if (given === undefined) print(`New password: ${password}\nIt is shown once: sign in with it and change it.`);
   });

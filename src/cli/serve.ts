@@ -33,6 +33,7 @@ export async function serve(): Promise<void> {
         logger,
         host: config.host,
         port: config.metricsPort,
+        limits: config,
         metrics: (app) => metricsRoutes(app, { metrics: running.metrics, token: config.metricsToken }),
       }).catch((err: unknown) => {
         throw listenFailure(err, 'METRICS_PORT', config.host, config.metricsPort);

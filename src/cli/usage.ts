@@ -25,6 +25,8 @@ Commands:
                                     are made from the headers (a node file's first column is its key; an edge
                                     file starts from:<Label>,to:<Label>; other columns name:TYPE, STRING if
                                     untyped); the service must be stopped (it holds the graph)
+  healthcheck                       exit 0 when this machine's service answers GET /health/live (the API port, or
+                                    METRICS_PORT for ROLE=worker), else 1: a container's HEALTHCHECK
   help, --version
 
 The admin, webhooks, deliveries and config commands work on the database directly: on PostgreSQL while the

@@ -74,7 +74,7 @@ function readBuiltConsole(directory: string): BuiltConsole | undefined {
 export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (app, options) => {
   const built = readBuiltConsole(options.directory ?? DEFAULT_CONSOLE_DIR);
   // Hidden from the OpenAPI document: pages, not API.
-  const route = { schema: { hide: true }, config: { access: 'public' as const } };
+  const route = { schema: { hide: true }, config: { access: 'public' as const, sessionless: true } };
 
   const page = async (_request: unknown, reply: FastifyReply) => {
     reply.headers(SECURITY_HEADERS);

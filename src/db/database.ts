@@ -1,8 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { errorCode } from '../errors.js';
 import { createLogger, type Logger } from '../logger.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
+import { secureDataDir, tightenDataDir } from './data-dir-modes.js';
 import { describeDbError } from './db-errors.js';
 import { EmbeddedAutovacuum } from './embedded-autovacuum.js';
 import { EmbeddedPool, type Session } from './embedded-pool.js';
@@ -135,16 +135,19 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
  * trip between the threads costs ~0.35 ms, which batched claims and outcomes hardly notice.
  */
 async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
-  // PGlite does not create parent directories of its data directory.
-  mkdirSync(dataDir, { recursive: true });
+  // PGlite does not create parent directories of its data directory; what it and this process create is the owner's
+  // alone, and an existing directory is made so (see data-dir-modes.ts).
+  secureDataDir(dataDir, log);
   const lock: DataDirLock = acquireDataDirLock(dataDir);
   try {
     const pool = await EmbeddedPool.open(path.join(dataDir, 'pgdata'));
+    tightenDataDir(dataDir);
     const autovacuum = new EmbeddedAutovacuum((sql) => pool.query(sql));
     return sessionDatabase('pglite', pool, { log, autovacuum, health: (timeoutMs) => pool.health(timeoutMs) }, async () => {
       autovacuum.close();
       try {
         await pool.end();
+        tightenDataDir(dataDir);
       } finally {
         lock.release();
       }

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { DatabaseHealth } from './health.js';
 import { errorFrom, type NamedStatement, type OpenRequest, type StatementResult, type ThreadReply, type ThreadRequest } from './embedded-protocol.js';
+import { databaseStopped } from './db-errors.js';
 
 /** One statement at a time on a session: what the database seam needs of a pool (pg.Pool has the same shape). */
 export interface Session {
@@ -53,8 +54,8 @@ export class EmbeddedPool {
       for (const pending of this.#pending.values()) pending.reject(this.#failure);
       this.#pending.clear();
     };
-    thread.on('error', (err) => fail(new Error(`the embedded database stopped: ${err.message}`)));
-    thread.on('exit', (code) => fail(new Error(`the embedded database stopped (thread exit code ${code})`)));
+    thread.on('error', (err) => fail(databaseStopped(`the embedded database stopped: ${err.message}`)));
+    thread.on('exit', (code) => fail(databaseStopped(`the embedded database stopped (thread exit code ${code})`)));
   }
 
   /** Starts the thread and opens PGlite in `pgdata` there. */

@@ -35,12 +35,12 @@ function failedBetween(body: { since?: string | undefined; until?: string | unde
     const text = body[field];
     if (text === undefined) return undefined;
     const ms = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(text) ? Date.parse(text) : Number.NaN;
-    if (Number.isNaN(ms)) throw invalidParameter(`field ${field} must be an ISO 8601 date-time such as 2026-11-22T10:00:00Z, got ${JSON.stringify(text)}`);
+    if (Number.isNaN(ms)) throw invalidParameter(`field ${field} must be an ISO 8601 date-time such as 2026-11-22T10:00:00Z, got ${JSON.stringify(text)}`, field);
     return new Date(ms);
   };
   const since = instant('since');
   const until = instant('until');
-  if (since && until && since >= until) throw invalidParameter('field since must be before field until');
+  if (since && until && since >= until) throw invalidParameter('field since must be before field until', 'since');
   return { ...(since ? { since } : {}), ...(until ? { until } : {}) };
 }
 

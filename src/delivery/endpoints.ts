@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import type { Keyring } from '../secrets/keyring.js';
-import { openSecret } from '../secrets/secret-box.js';
+import { openSecret, SealedSecretError } from '../secrets/secret-box.js';
 import { findWebhookEndpoints } from '../webhooks/webhooks.js';
 import { createSigningKey } from './signer.js';
 
@@ -41,21 +41,26 @@ export class EndpointCache {
 
   /**
    * Loads, in one query, the endpoints of the claimed deliveries' webhooks that are not loaded yet or whose version
-   * moved since they were.
+   * moved since they were. Answers the webhooks whose secrets this process cannot open, with why (see reload).
    */
-  async load(claimed: Iterable<{ webhookId: number; webhookVersion: number }>): Promise<void> {
+  async load(claimed: Iterable<{ webhookId: number; webhookVersion: number }>): Promise<Map<number, string>> {
     const stale = new Set<number>();
     for (const { webhookId, webhookVersion } of claimed) {
       const cached = this.#endpoints.get(webhookId);
       if (cached === undefined || cached.version < webhookVersion) stale.add(webhookId);
     }
-    await this.reload(stale);
+    return this.reload(stale);
   }
 
-  /** Reads these endpoints now, whatever is cached (a ping: it comes with no claim). A webhook gone is forgotten. */
-  async reload(webhookIds: Iterable<number>): Promise<void> {
+  /**
+   * Reads these endpoints now, whatever is cached (a ping: it comes with no claim). A webhook gone is forgotten.
+   * A webhook whose secret this process cannot open (sealed under a key it lacks, during a rolling key change) is
+   * left unloaded and answered with the reason, naming key ids only: it holds back that webhook alone.
+   */
+  async reload(webhookIds: Iterable<number>): Promise<Map<number, string>> {
+    const unreadable = new Map<number, string>();
     const ids = [...new Set(webhookIds)];
-    if (ids.length === 0) return;
+    if (ids.length === 0) return unreadable;
     const found = await findWebhookEndpoints(this.db, ids);
     for (const id of ids) {
       const endpoint = found.get(id);
@@ -63,13 +68,19 @@ export class EndpointCache {
         this.#endpoints.delete(id);
         continue;
       }
-      // Opened here, and kept only as signing keys: the plain secret lives in this process's memory alone. A secret
-      // this process cannot open (a key it lacks, which the start refuses) fails the load, naming key ids only.
-      const signing: SigningEndpoint = { url: endpoint.url, key: createSigningKey(openSecret(endpoint.sealedSecret, this.keyring)), version: endpoint.version };
-      if (endpoint.previousSecret !== undefined) {
-        signing.previous = { key: createSigningKey(openSecret(endpoint.previousSecret.sealedSecret, this.keyring)), expiresAt: endpoint.previousSecret.expiresAt };
+      // Opened here, and kept only as signing keys: the plain secret lives in this process's memory alone.
+      try {
+        const signing: SigningEndpoint = { url: endpoint.url, key: createSigningKey(openSecret(endpoint.sealedSecret, this.keyring)), version: endpoint.version };
+        if (endpoint.previousSecret !== undefined) {
+          signing.previous = { key: createSigningKey(openSecret(endpoint.previousSecret.sealedSecret, this.keyring)), expiresAt: endpoint.previousSecret.expiresAt };
+        }
+        this.#endpoints.set(id, signing);
+      } catch (err) {
+        if (!(err instanceof SealedSecretError)) throw err;
+        this.#endpoints.delete(id);
+        unreadable.set(id, err.message);
       }
-      this.#endpoints.set(id, signing);
     }
+    return unreadable;
   }
 }

@@ -38,6 +38,11 @@ export class OutcomeWriter {
     this.#outage = new OutageWarning(log, 'could not record delivery outcomes; retrying every second', 'recording delivery outcomes works again');
   }
 
+  /** Outcomes that could not be written (the database away) are waiting for the next try. */
+  get holding(): boolean {
+    return this.#outage.failing && this.#records.length > 0;
+  }
+
   /** Outcomes written so far. */
   get written(): number {
     return this.#written;

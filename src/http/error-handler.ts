@@ -1,6 +1,9 @@
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/db-errors.js';
+import { OutageWarning } from '../db/outage-warning.js';
+import type { Logger } from '../logger.js';
 import { AppError } from '../errors.js';
 
 /**
@@ -9,12 +12,26 @@ import { AppError } from '../errors.js';
  * 500 `bug` whose details go to the log with the request id, never to the caller.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
+  // A database outage is told once in the log, not once per call: a stack per call filled the log (232 lines in
+  // 60 s) with nothing new. It is over once a call that needs the database (every signed-in call looks up its
+  // session or key) answers without error.
+  const outage = new OutageWarning(app.log as Logger, 'the database is unavailable: calls that need it answer 503 until it is back', 'the database answers again');
+  app.addHook('onResponse', async (request, reply) => {
+    if (outage.failing && reply.statusCode < 400 && request.routeOptions.config.access !== undefined && request.routeOptions.config.access !== 'public') outage.worked();
+  });
+
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    if (isDatabaseUnavailable(error)) {
+      outage.failed(error);
+      reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+      return reply.status(503).send({ key: 'database_unavailable', message: `the database is unavailable right now: try again in ${DATABASE_RETRY_AFTER_SECONDS} seconds` });
+    }
     if (error instanceof AppError) {
-      return reply.status(error.status).send({ key: error.key, message: error.message });
+      return reply.status(error.status).send({ key: error.key, message: error.message, ...(error.field === undefined ? {} : { field: error.field }) });
     }
     if (error.validation) {
-      return reply.status(400).send({ key: 'invalid_parameter', message: error.message });
+      const { field } = error as { field?: string };
+      return reply.status(400).send({ key: 'invalid_parameter', message: error.message, ...(field === undefined ? {} : { field }) });
     }
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -43,6 +60,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     reply.status(404).send({ key: 'api_not_found', message: `There is no route ${request.method} ${request.url.split('?')[0]}` });
   });
 }
+
+/** What a 503 `database_unavailable` asks the caller to wait: an outage that passes by itself takes seconds. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** Longest path parameter the router passes on; the routes' own schemas are far stricter and name the parameter. */
 export const MAX_PATH_PARAM_LENGTH = 1024;

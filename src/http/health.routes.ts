@@ -5,6 +5,10 @@ import { pendingMigrations } from '../db/migration-status.js';
 
 // A database that hangs is as down as one that refuses: /health answers within about this long either way.
 const HEALTH_TIMEOUT_MS = 3000;
+// Probes come every few seconds from every orchestrator and balancer: their request lines would bury the log at
+// info. What a probe finds that matters (down, back, not ready) is logged at warn or info by the handlers below,
+// once per change, whatever this level.
+export const PROBE_LOG_LEVEL = 'warn';
 
 export interface HealthOptions {
   db: Database;
@@ -48,7 +52,8 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules, graphs
   app.get(
     '/health',
     {
-      config: { access: 'public' },
+      config: { access: 'public', sessionless: true },
+      logLevel: PROBE_LOG_LEVEL,
       schema: {
         operationId: 'getHealth',
         tags: ['operations'],
@@ -59,7 +64,7 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules, graphs
     async (request, reply) => {
       const health = await db.health(HEALTH_TIMEOUT_MS);
       if (health.ok) {
-        if (!wasOk) request.log.info('health check: the database answers again');
+        if (!wasOk) app.log.info('health check: the database answers again');
         wasOk = true;
         return { status: 'ok' as const };
       }
@@ -75,7 +80,8 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules, graphs
   app.get(
     '/health/live',
     {
-      config: { access: 'public' },
+      config: { access: 'public', sessionless: true },
+      logLevel: PROBE_LOG_LEVEL,
       schema: { operationId: 'getLiveness', tags: ['operations'], summary: 'Liveness: 200 whenever the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
     },
     async () => ({ status: 'ok' as const }),
@@ -88,7 +94,8 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules, graphs
   app.get(
     '/health/ready',
     {
-      config: { access: 'public' },
+      config: { access: 'public', sessionless: true },
+      logLevel: PROBE_LOG_LEVEL,
       schema: {
         operationId: 'getReadiness',
         tags: ['operations'],
@@ -99,7 +106,7 @@ export async function healthRoutes(app: FastifyInstance, { db, schedules, graphs
     async (request, reply) => {
       const problem = await readinessProblem();
       if (problem === undefined) {
-        if (!wasReady) request.log.info('readiness: ready again');
+        if (!wasReady) app.log.info('readiness: ready again');
         wasReady = true;
         // The reason a graph is down is for the log and the data source's page, not this public answer (it may name hosts).
         const report = graphs ? (await graphs().catch(() => [])).map(({ sourceKey, vendor, up, latencyMs }) => ({ sourceKey, vendor, up, ...(latencyMs === undefined ? {} : { latencyMs }) })) : [];

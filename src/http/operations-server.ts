@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Logger } from '../logger.js';
+import { limitConnectionsPerAddress, requestDeadlineOptions, type ConnectionLimits } from './connection-limits.js';
 import { healthRoutes, type HealthOptions } from './health.routes.js';
 
 /**
@@ -9,9 +10,11 @@ import { healthRoutes, type HealthOptions } from './health.routes.js';
  * given rather than imported, as this folder imports only the base).
  */
 export async function startOperationsServer(
-  options: HealthOptions & { logger: Logger; host: string; port: number; metrics?: FastifyPluginAsync },
+  options: HealthOptions & { logger: Logger; host: string; port: number; metrics?: FastifyPluginAsync; limits: ConnectionLimits },
 ): Promise<{ address: string; app: FastifyInstance }> {
-  const app = Fastify({ loggerInstance: options.logger as FastifyBaseLogger });
+  // The same deadline and per-address cap as the API port: a slow client must not hold the probes' port either.
+  const app = Fastify({ loggerInstance: options.logger as FastifyBaseLogger, ...requestDeadlineOptions(options.limits) });
+  limitConnectionsPerAddress(app.server, options.limits.maxConnectionsPerAddress);
   await app.register(healthRoutes, { db: options.db, schedules: options.schedules });
   if (options.metrics) await app.register(options.metrics);
   const address = await app.listen({ port: options.port, host: options.host });

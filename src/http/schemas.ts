@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { ERROR_STATUS, type ErrorKey } from '../errors.js';
 
 /**
@@ -6,16 +6,24 @@ import { ERROR_STATUS, type ErrorKey } from '../errors.js';
  * lives beside them in that domain's `schemas.ts` (it takes the domain's limits); never in a route file.
  */
 
-/** Every error answer: `key` from the closed catalogue (src/errors.ts), `message` naming the field and the rule. */
+/**
+ * Every error answer: `key` from the closed catalogue (src/errors.ts), `message` naming the field and the rule, and
+ * `field` when the error is about one.
+ */
 export const ErrorBody = Type.Object(
   {
     key: Type.Enum(Object.keys(ERROR_STATUS) as ErrorKey[], { description: 'what went wrong, from the closed catalogue of error keys' }),
     message: Type.String({ description: 'for people: names the field and the rule that was broken' }),
+    field: Type.Optional(Type.String({ description: 'the field the error is about, as the request spells it (url, events[0].sourceKey, webhooks.requestTimeoutMs)' })),
   },
-  { $id: 'Error', description: 'An error: {key, message}' },
+  { $id: 'Error', description: 'An error: {key, message, field?}' },
 );
+export type ErrorAnswer = Static<typeof ErrorBody>;
 
-export const Timestamp = Type.String({ description: 'ISO 8601 UTC with milliseconds' });
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+
+/** Marks a schema that holds an event payload: the OpenAPI document shows it as one of the event schemas. */
+export const EVENT_PAYLOAD_MARK = 'x-event-payload';
 
 /** The largest PostgreSQL `integer`: ids of integer columns, and any integer the database is given. */
 export const MAX_INT4 = 2_147_483_647;

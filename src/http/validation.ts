@@ -102,10 +102,27 @@ export function describeValidationError(error: ErrorObject, part: string): strin
   }
 }
 
+/** The field one ajv error is about, as describeValidationError names it; none for the body as a whole. */
+export function validationErrorField(error: ErrorObject): string | undefined {
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required') return fieldName(error.instancePath, String(params.missingProperty));
+  if (error.keyword === 'additionalProperties') return fieldName(error.instancePath, String(params.additionalProperty));
+  return fieldName(error.instancePath) || undefined;
+}
+
+/** The request's first validation error, with the field it is about (the error handler answers both). */
 export function schemaErrorFormatter(errors: ErrorObject[], dataVar: string): Error {
   const first = errors[0];
-  return new Error(first ? describeValidationError(first, dataVar) : `${dataVar} is invalid`);
+  const error = new Error(first ? describeValidationError(first, dataVar) : `${dataVar} is invalid`);
+  const field = first && validationErrorField(first);
+  return field === undefined ? error : Object.assign(error, { field });
 }
+
+/**
+ * The largest body a caller without a session or API key may send: sign-in (a login name and a password of at most
+ * 1024 characters each, in UTF-8) fits with room to spare.
+ */
+export const ANONYMOUS_BODY_LIMIT_BYTES = 16 * 1024;
 
 /** Deepest nesting of arrays and objects a JSON body may have; no request of this API needs more than 4. */
 export const MAX_JSON_DEPTH = 64;
@@ -131,8 +148,52 @@ function textProblem(text: string): string | undefined {
  * nesting deeper than MAX_JSON_DEPTH, a string or key PostgreSQL cannot store, and the keys Fastify's own parser
  * refuses (`__proto__`, `constructor.prototype`), which a later merge could turn into prototype pollution.
  * Iterative on purpose: a recursive walk (ajv, JSON.stringify) is what a body of nested arrays overflows.
+ *
+ * Two passes: a cheap one that only says whether there is a problem, and, when there is, the one that names the
+ * field. The cheap pass allocates nothing per number, boolean or null and builds no field names. Measured here on a
+ * 1 MiB body of 500,000 numbers: naming every element took 300–460 ms a call (JSON.parse: ~16 ms); the cheap pass
+ * 23–38 ms on its first, cold calls and 0.2–0.3 ms once compiled; 100,000 short strings: 44–62 ms → 3.5–4.5 ms.
  */
 export function findJsonProblem(root: unknown): string | undefined {
+  return hasJsonProblem(root) ? describeJsonProblem(root) : undefined;
+}
+
+function hasJsonProblem(root: unknown): boolean {
+  const values: unknown[] = [root];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = depths.pop()!;
+    if (typeof value === 'string') {
+      if (textProblem(value)) return true;
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_JSON_DEPTH) return true;
+    if (Array.isArray(value)) {
+      for (const item of value) {
+        if (typeof item === 'string') {
+          if (textProblem(item)) return true;
+        } else if (item !== null && typeof item === 'object') {
+          values.push(item);
+          depths.push(depth + 1);
+        }
+      }
+      continue;
+    }
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const item = (value as Record<string, unknown>)[key];
+      if (textProblem(key) || key === '__proto__' || key === 'constructor') return true;
+      values.push(item);
+      depths.push(depth + 1);
+    }
+  }
+  return false;
+}
+
+/** The message for the first problem, in the body's own order; only for a body `hasJsonProblem` found one in. */
+function describeJsonProblem(root: unknown): string | undefined {
   const pending: { value: unknown; path: string; depth: number }[] = [{ value: root, path: '', depth: 0 }];
   while (pending.length > 0) {
     const { value, path, depth } = pending.pop()!;
@@ -179,10 +240,24 @@ export function registerJsonBodies(app: FastifyInstance): void {
   });
 }
 
+/** The same limit, told by Content-Length before the body is read (a chunked body is checked once read). */
+export function refuseLargeAnonymousBody(request: FastifyRequest): void {
+  if (request.principal !== null) return;
+  const length = Number(request.headers['content-length'] ?? 0);
+  if (length > ANONYMOUS_BODY_LIMIT_BYTES) {
+    throw new AppError('payload_too_large', `the request body is larger than the limit of ${ANONYMOUS_BODY_LIMIT_BYTES} bytes for a caller not signed in`);
+  }
+}
+
 function parseJsonBody(request: FastifyRequest, text: string): unknown {
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw new AppError('invalid_parameter', `the body must be UTF-8 JSON, got charset ${JSON.stringify(charset.slice(0, 40))}`, 415);
+  }
+  // A caller not signed in (sign-in itself, or a route that will refuse it) sends small bodies: nothing it may
+  // send needs more, and parsing and checking a large one is work anyone could make the process do.
+  if (request.principal === null && (text.length > ANONYMOUS_BODY_LIMIT_BYTES || Buffer.byteLength(text) > ANONYMOUS_BODY_LIMIT_BYTES)) {
+    throw new AppError('payload_too_large', `the request body is larger than the limit of ${ANONYMOUS_BODY_LIMIT_BYTES} bytes for a caller not signed in`);
   }
   if (text.trim() === '') {
     // An empty body where none is read is no body (a client that always sends the header); elsewhere, an error.

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isAdmin } from '../auth/principal.js';
 import type { ErrorKey } from '../errors.js';
+import { PROBE_LOG_LEVEL } from '../http/health.routes.js';
 import type { Metrics } from './metrics.js';
 
 export interface MetricsRouteOptions {
@@ -34,7 +35,7 @@ export async function metricsRoutes(app: FastifyInstance, options: MetricsRouteO
       401: { description: 'not on loopback, and neither an Admin nor the METRICS_TOKEN bearer', type: 'object', properties: { key: { type: 'string' }, message: { type: 'string' } }, required: ['key', 'message'] },
     },
   };
-  app.get('/metrics', { schema, config: { access: 'public' } }, async (request, reply) => {
+  app.get('/metrics', { schema, config: { access: 'public' }, logLevel: PROBE_LOG_LEVEL }, async (request, reply) => {
     if (!mayScrape(request, token)) {
       // Answered here rather than thrown: the worker's listener has no error handler to shape an AppError.
       const error: ErrorBody = { key: 'unauthorized', message: 'metrics are open on loopback only: sign in as an Admin, send an Admin API key, or send Authorization: Bearer <METRICS_TOKEN>' };

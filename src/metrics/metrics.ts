@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { WebhookBacklog } from '../outbox/backlog.js';
 import { EVENT_TYPES } from '../outbox/events.js';
+import { VERSION } from '../version.js';
 
 /** How an attempt ended, as the `outcome` label says it: `pending` after an attempt is a retry. */
 export type AttemptOutcome = 'sent' | 'pending' | 'failed';
@@ -21,10 +22,14 @@ interface WebhookChildren {
 
 // The backlog is read once per BACKLOG_CACHE_MS however many scrapers (or gauges) ask.
 const BACKLOG_CACHE_MS = 1_000;
+// How often a scrape looks for the series of webhooks deleted elsewhere.
+const PRUNE_EVERY_MS = 60_000;
 // Attempts last up to the request time-out (10 s by default, more if raised): the top buckets cover it.
 const ATTEMPT_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const GRAPH_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1, 5, 30, 120, 600];
 const STATEMENT_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+// API answers take milliseconds; a large match report or a page of big deliveries can take seconds.
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /**
  * The process's Prometheus metrics (docs/operations.md lists them), in a registry of its own rather than
@@ -41,12 +46,35 @@ export class Metrics {
   readonly #claimDuration: Histogram;
   readonly #flushDuration: Histogram;
   readonly #webhooks = new Map<number, WebhookChildren>();
+  readonly #httpDuration: Histogram<'method' | 'route' | 'status_code'>;
   #backlog: { at: number; rows: Promise<WebhookBacklog[]> } | undefined;
 
-  constructor(private readonly options: { backlog?: () => Promise<WebhookBacklog[]>; graphs?: () => Promise<GraphUp[]>; defaultMetrics?: boolean } = {}) {
+  constructor(
+    private readonly options: {
+      backlog?: () => Promise<WebhookBacklog[]>;
+      graphs?: () => Promise<GraphUp[]>;
+      /** Which of these webhook ids still exist: the series of the others are removed (see #forgetDeletedWebhooks). */
+      existingWebhooks?: (ids: number[]) => Promise<number[]>;
+      defaultMetrics?: boolean;
+    } = {},
+  ) {
     const registers = [this.registry];
-    this.#attempts = new Counter({ name: 'webhook_delivery_attempts_total', help: 'Delivery attempts, by webhook and outcome (sent, retry, failed)', labelNames: ['webhook', 'outcome'], registers });
-    this.#attemptDuration = new Histogram({ name: 'webhook_delivery_attempt_duration_seconds', help: 'Duration of delivery attempts, by webhook', labelNames: ['webhook'], buckets: ATTEMPT_BUCKETS, registers });
+    const forgetDeleted = () => this.#forgetDeletedWebhooks();
+    this.#attempts = new Counter({
+      name: 'webhook_delivery_attempts_total',
+      help: 'Delivery attempts, by webhook and outcome (sent, retry, failed)',
+      labelNames: ['webhook', 'outcome'],
+      registers,
+      collect: forgetDeleted,
+    });
+    this.#attemptDuration = new Histogram({
+      name: 'webhook_delivery_attempt_duration_seconds',
+      help: 'Duration of delivery attempts, by webhook',
+      labelNames: ['webhook'],
+      buckets: ATTEMPT_BUCKETS,
+      registers,
+      collect: forgetDeleted,
+    });
     this.#eventsRecorded = new Counter({ name: 'webhook_events_recorded_total', help: 'Events recorded in the outbox (at least one webhook subscribed), by event type', labelNames: ['event_type'], registers });
     for (const type of [...EVENT_TYPES, 'ping']) this.#eventChildren.set(type, this.#eventsRecorded.labels(type));
     this.#claimDuration = new Histogram({ name: 'webhook_claim_duration_seconds', help: 'Duration of one claim of due deliveries', buckets: STATEMENT_BUCKETS, registers });
@@ -71,6 +99,11 @@ export class Metrics {
     backlogGauge('webhook_deliveries_failed', 'Deliveries ended failed and still kept (within failedDeliveryRetentionDelayMs), by webhook', (r) => r.failed);
     backlogGauge('webhook_disabled', '1 when the webhook is disabled (by an admin or automatically), else 0', (r) => (r.disabled ? 1 : 0));
     this.#backlogErrors = new Counter({ name: 'webhook_backlog_read_errors_total', help: 'Scrapes whose backlog query failed (the database away): the backlog gauges were left empty', registers });
+    // Labelled by the route's pattern (`/api/admin/webhooks/:webhookId`), never the path itself: ids in paths, and
+    // anything a client invents for a 404, would make a series each.
+    this.#httpDuration = new Histogram({ name: 'http_request_duration_seconds', help: 'Duration of API requests, by method, route pattern and status code', labelNames: ['method', 'route', 'status_code'], buckets: HTTP_BUCKETS, registers });
+    const buildInfo = new Gauge({ name: 'alert_webhooks_build_info', help: 'Always 1: the version of the service and of Node this process runs', labelNames: ['version', 'node_version'], registers });
+    buildInfo.labels(VERSION, process.version).set(1);
     this.#graphQueryDuration = new Histogram({ name: 'graph_query_duration_seconds', help: 'Duration of graph queries (API and alert runs), by data source and outcome', labelNames: ['source', 'outcome'], buckets: GRAPH_BUCKETS, registers });
     const readGraphs = () => this.#readGraphs();
     new Gauge({
@@ -114,6 +147,41 @@ export class Metrics {
 
   readonly #backlogErrors: Counter;
 
+  /**
+   * Removes a deleted webhook's series (its attempt counters and duration histogram, 18 series) and its entry here.
+   * The process that deletes a webhook calls it at once; every process also drops, at a scrape at most once a
+   * minute, the series of webhooks that no longer exist (deleted through another process). So the per-webhook series
+   * are bounded by the webhooks that exist (MAX_WEBHOOKS), never by the ids ever seen.
+   */
+  forgetWebhook(webhookId: number): void {
+    this.#backlog = undefined; // the backlog gauges are read afresh, without it
+    if (!this.#webhooks.delete(webhookId)) return;
+    const webhook = String(webhookId);
+    for (const outcome of ['sent', 'retry', 'failed']) this.#attempts.remove(webhook, outcome);
+    this.#attemptDuration.remove(webhook);
+  }
+
+  #prunedAt = 0;
+  #pruning: Promise<void> | undefined;
+
+  /** One pruning shared by the metrics a scrape collects at once (the attempts and their durations), so both see it. */
+  #forgetDeletedWebhooks(): Promise<void> {
+    const ids = [...this.#webhooks.keys()];
+    if (this.#pruning) return this.#pruning;
+    const existingWebhooks = this.options.existingWebhooks;
+    if (!existingWebhooks || ids.length === 0 || Date.now() - this.#prunedAt < PRUNE_EVERY_MS) return Promise.resolve();
+    this.#prunedAt = Date.now();
+    this.#pruning = existingWebhooks(ids)
+      // The database away: kept until a later scrape can tell.
+      .catch(() => ids)
+      .then((found) => {
+        const existing = new Set(found);
+        for (const id of ids) if (!existing.has(id)) this.forgetWebhook(id);
+      })
+      .finally(() => (this.#pruning = undefined));
+    return this.#pruning;
+  }
+
   /** One finished attempt of webhook `webhookId`. */
   attempt(webhookId: number, outcome: AttemptOutcome, durationSeconds: number): void {
     let children = this.#webhooks.get(webhookId);
@@ -141,6 +209,11 @@ export class Metrics {
       this.#eventChildren.set(eventType, child);
     }
     child.inc(count);
+  }
+
+  /** One answered API request; `route` is its pattern, or undefined when no route matched (a 404). */
+  httpRequest(method: string, route: string | undefined, statusCode: number, durationSeconds: number): void {
+    this.#httpDuration.labels(method, route ?? 'unmatched', String(statusCode)).observe(durationSeconds);
   }
 
   claimed(durationSeconds: number): void {

@@ -27,7 +27,7 @@ export async function checkReceiverUrlAgainstPolicy(
   if (isIP(host) !== 0) {
     // URL parsing has already written 0x7f000001, 2130706433 and 127.1 as 127.0.0.1.
     const verdict = policy.check(host);
-    if (!verdict.allowed) throw invalidParameter(`url points to ${verdict.address}, which the receiver policy denies (${verdict.range})`);
+    if (!verdict.allowed) throw invalidParameter(`url points to ${verdict.address}, which the receiver policy denies (${verdict.range})`, 'url');
     return;
   }
   const addresses = await resolveWithin(resolve, host, lookupTimeoutMs);
@@ -39,7 +39,7 @@ export async function checkReceiverUrlAgainstPolicy(
     firstRefusal ??= verdict;
   }
   if (firstRefusal !== undefined) {
-    throw invalidParameter(`url host ${host} resolves to ${firstRefusal.address}, which the receiver policy denies (${firstRefusal.range})`);
+    throw invalidParameter(`url host ${host} resolves to ${firstRefusal.address}, which the receiver policy denies (${firstRefusal.range})`, 'url');
   }
 }
 

@@ -71,21 +71,11 @@ export function claimParameters(claim: ClaimRequest): unknown[] {
  * recursions are read lazily (the claim stops at `limit`), and `busy`'s order is the walk's: a UNION ALL appends its
  * second branch after the first, and the nested loops below keep their outer order. Each webhook is then checked
  * (enabled, not excluded) by its primary key, and its due rows probed. The webhook's check is a LIMIT 1 subquery so
- * it stays a per-webhook probe: flattened into a join, the planner may hash all the webhooks instead.
- * Measured on PostgreSQL 15 here, with 10,000 webhooks of which 10 have pending deliveries and nothing due: the
- * statement took 11–17 ms to execute walking every webhook (webhooks ordered by turn, then a due-index probe each),
- * 0.15–0.2 ms with this walk (its planning, ~0.4 ms, was then most of a claim: it runs by name now, see CLAIM_DUE);
- * on PGlite, 133 ms and 0.5 ms.
+ * it stays a per-webhook probe: flattened into a join, the planner may hash all the webhooks instead. Walking every
+ * webhook instead cost 11–17 ms a claim with 10,000 webhooks (bench/README.md, "The claim").
  *
  * The payloads are read by a probe per claimed delivery (a LIMIT 1 lateral, which the planner cannot turn into a
- * join): as a join, the planner hashed the whole webhook_events table for 256 rows. Measured on PostgreSQL 15 here,
- * draining 50,000 deliveries of 5,000 events (claims of 256, outcome batches of 512, one connection): the backend's
- * CPU went from 128–157 µs a delivery to 73–80 µs, the drain's time from 27–30 s to 13–15 s.
- * Reading each event's payload once per claim instead (a row_number() over the claim's event ids, the probe only for
- * an event's first row, the other rows given its payload by the caller), 50,000 deliveries of 5,000 events, claims of
- * ~128 with each event ~8 times in one, 3 interleaved rounds (24 November): PostgreSQL's backend 20–27 µs a delivery
- * for the claim against 22–25; PGlite's claim, relative to its outcome writes in the same run, 1–3% less. The window's
- * sort costs about what the probes save: not kept.
+ * join): as a join, the planner hashed the whole webhook_events table for 256 rows (bench/README.md, "The claim").
  */
 export const CLAIM_DUE_SQL = `WITH RECURSIVE after_turn AS (
      (SELECT webhook_id AS id FROM webhook_deliveries WHERE status = 'pending' AND webhook_id > $5 ORDER BY webhook_id LIMIT 1)
@@ -127,13 +117,9 @@ export const CLAIM_DUE_SQL = `WITH RECURSIVE after_turn AS (
    ORDER BY c.id`;
 
 /**
- * The claim by name (see namedStatement): a claim with nothing due was mostly parsing and planning, its execution
- * 0.15–0.2 ms on PostgreSQL. Prepared, it is parsed once per session, and after five custom plans both databases
- * keep to one generic plan (measured: 5 custom, then generic for every run), which still visits only the busy
- * webhooks (test/outbox/claim-plan.test.ts checks it). Measured here, 10,000 webhooks of which 10 busy, nothing
- * due, 300 claims each way interleaved, the caller's round trip, median / mean, two runs on a loaded 2-core
- * machine: PostgreSQL 15, 753–855 / 924–934 µs as text, 273–342 / 383–419 µs by name; PGlite (through its
- * thread), 1,497–1,745 / 2,001–2,051 µs as text, 461–559 / 679–760 µs by name.
+ * The claim by name (see namedStatement): a claim with nothing due was mostly parsing and planning (bench/README.md,
+ * "The claim"). Prepared, it is parsed once per session, and after five custom plans both databases keep to one
+ * generic plan, which still visits only the busy webhooks (test/outbox/claim-plan.test.ts checks it).
  */
 const CLAIM_DUE = namedStatement('claim_due_v1', CLAIM_DUE_SQL);
 
@@ -141,8 +127,11 @@ export interface RecordedAttempts {
   /** Outcomes that applied (an outcome whose lease had passed to another claim changes nothing). */
   recorded: number;
   /**
-   * Webhooks for which, in this batch, a delivery ended `failed` and none was sent, whose attempts have been failing
-   * for at least `autoDisableAfterMs`: the ones to disable (see disableFailingWebhooks), checked again there.
+   * Webhooks whose attempts in this batch all failed, the last of them at least `autoDisableAfterMs` after the first
+   * failed attempt with none sent since: the ones to disable (see disableFailingWebhooks), checked again there. Judged by the recent
+   * attempts alone, not by a delivery reaching the end of its retries: with a backlog, claims take the oldest due
+   * first, so a timing-out receiver's retries waited behind untried deliveries and it took tens of minutes (hours at
+   * larger backlogs) before one ended `failed`.
    */
   failingWebhookIds: number[];
 }
@@ -182,8 +171,6 @@ export function recordParameters(records: readonly AttemptRecord[], autoDisableA
  * recordAttempts' statement (exported so a test can EXPLAIN it). Run by name (see CLAIM_DUE): its generic plan,
  * taken after five runs, still probes every row by primary key, as its custom plans do (the arrays' sub-selects hide
  * their lengths from both; test/outbox/record-plan.test.ts checks both with 10,000 webhooks and 512 outcomes).
- * Measured as CLAIM_DUE was, 100 batches of 256 outcomes each way: PostgreSQL 3.3–3.7 → 2.8–3.2 ms median, PGlite
- * 6.2–6.9 → 5.2–5.7 ms.
  */
 export const RECORD_ATTEMPTS_SQL = `WITH recorded AS (
        UPDATE webhook_deliveries d SET
@@ -210,8 +197,9 @@ export const RECORD_ATTEMPTS_SQL = `WITH recorded AS (
        WHERE d.id = u.id AND d.lease_token = u.lease_token
        RETURNING d.webhook_id, d.status, d.is_ping, u.attempted_at
      ), outcomes AS (
-       SELECT webhook_id, bool_or(status = 'sent') AS any_sent, bool_or(status = 'failed') AS any_ended_failed,
-              to_timestamp(min(attempted_at) FILTER (WHERE status <> 'sent') / 1000.0) AS first_failure
+       SELECT webhook_id, bool_or(status = 'sent') AS any_sent,
+              to_timestamp(min(attempted_at) FILTER (WHERE status <> 'sent') / 1000.0) AS first_failure,
+              to_timestamp(max(attempted_at) FILTER (WHERE status <> 'sent') / 1000.0) AS last_failure
        FROM recorded WHERE NOT is_ping GROUP BY webhook_id
      ), health AS (
        UPDATE webhooks w SET failing_since = CASE WHEN o.any_sent THEN NULL ELSE o.first_failure END
@@ -222,12 +210,14 @@ export const RECORD_ATTEMPTS_SQL = `WITH recorded AS (
             ARRAY(
               -- The webhook rows as they were before this statement: a failing_since set just now is first_failure.
               SELECT o.webhook_id FROM outcomes o JOIN webhooks w ON w.id = o.webhook_id
-              WHERE $9::float8 > 0 AND o.any_ended_failed AND NOT o.any_sent AND w.enabled
-                AND COALESCE(w.failing_since, o.first_failure) <= now() - $9::float8 * interval '1 millisecond'
+              WHERE $9::float8 > 0 AND NOT o.any_sent AND w.enabled
+                -- The streak's length between attempts, not up to this write: an outcome written late (a busy
+                -- process, an outage) must not make one failed attempt a streak.
+                AND COALESCE(w.failing_since, o.first_failure) <= o.last_failure - $9::float8 * interval '1 millisecond'
               ORDER BY o.webhook_id
             ) AS "failingWebhookIds"`;
 
-const RECORD_ATTEMPTS = namedStatement('record_attempts_v1', RECORD_ATTEMPTS_SQL);
+const RECORD_ATTEMPTS = namedStatement('record_attempts_v2', RECORD_ATTEMPTS_SQL);
 
 /** Gives back claims that were never attempted (a stopping worker's queue): due now, the attempt uncounted. */
 export async function releaseClaims(db: Queryable, claims: readonly Pick<ClaimedDelivery, 'id' | 'leaseToken'>[]): Promise<void> {
@@ -268,9 +258,9 @@ export async function redeliver(db: Queryable, webhookId: number, deliveryId: nu
  * ANALYZE the queue when the planner thinks it holds fewer rows than are due right now. After a large fan-out the
  * planner, still thinking the queue small, claims through a bitmap scan and a sort of every due row, and
  * autovacuum fixes that only after its nap (its own change counters lag writes by up to ~10 s, so they cannot
- * tell). Measured on PostgreSQL 15 here: a 60,000-delivery drain ran at 4,700/s on stale statistics, 7,900/s
- * analysed. The due rows are counted up to 10,000 through the due index: about a millisecond, but 14–21 ms right
- * after a 100,000-delivery drain, its index entries not yet vacuumed (so the worker runs it only in large drains).
+ * tell); a drain on stale statistics ran at 60% of the speed (bench/README.md, "The claim"). The due rows are counted
+ * up to 10,000 through the due index, which is slow right after a large drain (so the worker runs it only in large
+ * drains).
  */
 export async function analyzeQueueIfStale(db: Queryable): Promise<boolean> {
   const { rows } = await db.query<{ stale: boolean }>(QUEUE_STATISTICS_STALE);

@@ -5,12 +5,16 @@ import { Type, type TSchema } from 'typebox';
  * `webhooks` section: what a receiver is sent. Documentation only: payloads are rendered by events.ts, never
  * checked against these, so test/http/openapi-validate.test.ts compares the two on rendered samples.
  */
-const Timestamp = Type.String({ description: 'ISO 8601 UTC with milliseconds' });
+const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+
+// The case statuses of alerts/cases.ts (CASE_STATUSES), repeated rather than imported: alerts/ imports outbox/.
+// test/http/openapi-validate.test.ts checks the two lists agree.
+export const EVENT_CASE_STATUSES = ['unconfirmed', 'confirmed', 'dismissed', 'in-progress'] as const;
 
 const EventAlert = Type.Object({ id: Type.Integer(), title: Type.String(), description: Type.String({ description: '"" when the alert has none' }) });
 const EventTarget = Type.Object({ nodes: Type.Array(Type.String()), edges: Type.Array(Type.String()) });
 
-const NewCaseEvent = Type.Object(
+export const NewCaseEvent = Type.Object(
   {
     eventType: Type.Literal('newCase'),
     sourceKey: Type.String(),
@@ -22,7 +26,7 @@ const NewCaseEvent = Type.Object(
   { $id: 'NewCaseEvent', description: 'An alert matched something it had not matched before: a new case' },
 );
 
-const NewMatchEvent = Type.Object(
+export const NewMatchEvent = Type.Object(
   {
     eventType: Type.Literal('newMatch'),
     sourceKey: Type.String(),
@@ -34,13 +38,13 @@ const NewMatchEvent = Type.Object(
   { $id: 'NewMatchEvent', description: 'An alert matched the target of an existing case again' },
 );
 
-const CaseStatusChangeEvent = Type.Object(
+export const CaseStatusChangeEvent = Type.Object(
   {
     eventType: Type.Literal('caseStatusChange'),
     sourceKey: Type.String(),
     data: Type.Object({
       alert: EventAlert,
-      case: Type.Object({ id: Type.Integer(), createdAt: Timestamp, updatedAt: Timestamp, status: Type.String(), url: Type.String() }),
+      case: Type.Object({ id: Type.Integer(), createdAt: Timestamp, updatedAt: Timestamp, status: Type.Enum([...EVENT_CASE_STATUSES]), url: Type.String() }),
       user: Type.Object({ id: Type.Integer(), username: Type.String(), email: Type.String() }),
       comment: Type.String({ description: '"" when none was given' }),
     }),
@@ -48,7 +52,7 @@ const CaseStatusChangeEvent = Type.Object(
   { $id: 'CaseStatusChangeEvent', description: 'A user confirmed, dismissed, unconfirmed or started work on a case' },
 );
 
-const WebhookDisabledEvent = Type.Object(
+export const WebhookDisabledEvent = Type.Object(
   {
     eventType: Type.Literal('webhookDisabled'),
     data: Type.Object({
@@ -60,7 +64,7 @@ const WebhookDisabledEvent = Type.Object(
   { $id: 'WebhookDisabledEvent', description: 'Another webhook was disabled automatically after failing for autoDisableAfterMs' },
 );
 
-const PingEvent = Type.Object(
+export const PingEvent = Type.Object(
   { eventType: Type.Literal('ping'), data: Type.Object({ webhookId: Type.Integer() }) },
   { $id: 'PingEvent', description: 'Sent by POST /api/admin/webhooks/:webhookId/ping to check a receiver' },
 );

@@ -100,10 +100,24 @@ export interface DisabledWebhookSnapshot {
   description: string;
 }
 
-/** A webhook was disabled automatically: told to the other webhooks subscribed to `webhookDisabled`. */
+/**
+ * A webhook was disabled automatically: told to the other webhooks subscribed to `webhookDisabled`. Its URL goes
+ * without query string, fragment or user:password: many receiver URLs are bearer capabilities (a chat or ticketing
+ * hook's token in its query), and the other receivers are other parties.
+ */
 export function renderWebhookDisabled(webhook: DisabledWebhookSnapshot, reason: string, disabledAt: Date): string {
   return JSON.stringify({
     eventType: 'webhookDisabled',
-    data: { webhook: { id: webhook.id, url: webhook.url, description: webhook.description }, reason, disabledAt: disabledAt.toISOString() },
+    data: { webhook: { id: webhook.id, url: shareableUrl(webhook.url), description: webhook.description }, reason, disabledAt: disabledAt.toISOString() },
   });
+}
+
+/** `https://user:pw@hooks.example.com/T0/B1?token=x#y` → `https://hooks.example.com/T0/B1`: where, never the capability. */
+export function shareableUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return '';
+  }
 }

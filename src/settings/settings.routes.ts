@@ -4,19 +4,9 @@ import { isAdmin } from '../auth/principal.js';
 import { invalidParameter } from '../errors.js';
 import { noContent } from '../http/no-content.js';
 import { errorResponses } from '../http/schemas.js';
+import { SettingsSchema } from './schemas.js';
 import type { SettingsStore } from './settings-store.js';
 import { applyWebhookSettingsPatch, validateWebhookOption, type WebhookSettings } from './webhook-settings.js';
-
-const WebhookSettingsSchema = Type.Object({
-  enabled: Type.Boolean(),
-  deliveryFrequency: Type.String(),
-  cleanupFrequency: Type.String(),
-  deliveryRetentionDelayMs: Type.Integer(),
-  failedDeliveryRetentionDelayMs: Type.Integer(),
-  requestTimeoutMs: Type.Integer(),
-  retryScheduleMs: Type.Array(Type.Integer()),
-  autoDisableAfterMs: Type.Integer(),
-}, { $id: 'WebhookSettings', description: 'The webhooks section of the settings (Admin only)' });
 
 export interface SettingsRoutesOptions {
   settings: SettingsStore;
@@ -33,7 +23,7 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<SettingsRoutesOptions> = 
         operationId: 'getSettings',
         tags: ['settings'],
         summary: 'The settings; the webhooks section is shown to Admin users only',
-        response: { 200: Type.Object({ url: Type.String(), webhooks: Type.Optional(WebhookSettingsSchema) }, { $id: 'Settings', description: 'The settings a caller may see' }) },
+        response: { 200: SettingsSchema },
       },
     },
     async (request) => (isAdmin(request.principal) ? { url: publicBaseUrl, webhooks: settings.webhooks } : { url: publicBaseUrl }),
@@ -61,7 +51,7 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<SettingsRoutesOptions> = 
         const value = validateWebhookOption(option, configuration);
         change = (current) => ({ ...current, [option]: value });
       } else {
-        throw invalidParameter(`path "${path}" is not a settings section this service has: use "webhooks" or "webhooks.<option>"`);
+        throw invalidParameter(`path "${path}" is not a settings section this service has: use "webhooks" or "webhooks.<option>"`, 'path');
       }
       await settings.update(change);
       return noContent(reply);

@@ -1,28 +1,8 @@
 import { Cron } from 'croner';
 import { invalidParameter } from '../errors.js';
+import type { CronExpression, Schedule, WebhookSettings } from './schemas.js';
 
-/** A CRON expression croner accepts (5 fields, or 6 with seconds): made only by validateSchedule. */
-export type CronExpression = string & { readonly __brand: 'CronExpression' };
-/** When a recurring task runs: on a CRON expression, or never. */
-export type Schedule = 'none' | CronExpression;
-/** When deliveries go out: also `immediate`, as soon as the transaction that made them due commits. */
-export type DeliveryFrequency = Schedule | 'immediate';
-
-/** The `webhooks` settings section (docs/api.md, Settings). */
-export interface WebhookSettings {
-  enabled: boolean;
-  deliveryFrequency: DeliveryFrequency;
-  cleanupFrequency: Schedule;
-  deliveryRetentionDelayMs: number;
-  failedDeliveryRetentionDelayMs: number;
-  requestTimeoutMs: number;
-  retryScheduleMs: number[];
-  /**
-   * A webhook whose deliveries have all failed for this long (at least one ended `failed`, none sent) is disabled
-   * automatically; 0 never disables one. Any value from 1000 ms up, so tests and demos can use seconds.
-   */
-  autoDisableAfterMs: number;
-}
+export type { CronExpression, DeliveryFrequency, Schedule, WebhookSettings } from './schemas.js';
 
 export const DEFAULT_WEBHOOK_SETTINGS: Readonly<WebhookSettings> = Object.freeze({
   enabled: true,
@@ -49,7 +29,7 @@ type Validator = (value: unknown, name: string) => unknown;
 
 const VALIDATORS: Record<keyof WebhookSettings, Validator> = {
   enabled: (value, name) => {
-    if (typeof value !== 'boolean') throw invalidParameter(`${name} must be a boolean (true or false)`);
+    if (typeof value !== 'boolean') throw invalidParameter(`${name} must be a boolean (true or false)`, name);
     return value;
   },
   deliveryFrequency: (value, name) => (typeof value === 'string' && value.trim() === 'immediate' ? 'immediate' : validateSchedule(value, name, ', "immediate"')),
@@ -58,14 +38,14 @@ const VALIDATORS: Record<keyof WebhookSettings, Validator> = {
   failedDeliveryRetentionDelayMs: (value, name) => validateInteger(value, name, 0, MAX_RETENTION_MS),
   requestTimeoutMs: (value, name) => validateInteger(value, name, 1000, 60_000),
   retryScheduleMs: (value, name) => {
-    if (!Array.isArray(value)) throw invalidParameter(`${name} must be an array of integers (milliseconds between attempts)`);
-    if (value.length > MAX_RETRY_STEPS) throw invalidParameter(`${name} must have at most ${MAX_RETRY_STEPS} steps, got ${value.length}`);
+    if (!Array.isArray(value)) throw invalidParameter(`${name} must be an array of integers (milliseconds between attempts)`, name);
+    if (value.length > MAX_RETRY_STEPS) throw invalidParameter(`${name} must have at most ${MAX_RETRY_STEPS} steps, got ${value.length}`, name);
     return value.map((step, i) => validateInteger(step, `${name}[${i}]`, 0, MAX_RETRY_STEP_MS));
   },
   autoDisableAfterMs: (value, name) => {
     if (value === 0) return value;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1000 || value > MAX_RETENTION_MS) {
-      throw invalidParameter(`${name} must be 0 (never disable) or an integer from 1000 to ${MAX_RETENTION_MS}, got ${JSON.stringify(value)}`);
+      throw invalidParameter(`${name} must be 0 (never disable) or an integer from 1000 to ${MAX_RETENTION_MS}, got ${JSON.stringify(value)}`, name);
     }
     return value;
   },
@@ -73,7 +53,7 @@ const VALIDATORS: Record<keyof WebhookSettings, Validator> = {
 
 function validateInteger(value: unknown, name: string, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw invalidParameter(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    throw invalidParameter(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`, name);
   }
   return value;
 }
@@ -84,18 +64,21 @@ function validateInteger(value: unknown, name: string, min: number, max: number)
  * transaction commits), for the messages.
  */
 function validateSchedule(value: unknown, name: string, others = ''): Schedule {
-  if (typeof value !== 'string') throw invalidParameter(`${name} must be a string: a CRON expression${others} or "none"`);
+  if (typeof value !== 'string') throw invalidParameter(`${name} must be a string: a CRON expression${others} or "none"`, name);
   const expression = value.trim();
   if (expression === 'none') return expression;
   const fields = expression.split(/\s+/).length;
   if (fields !== 5 && fields !== 6) {
-    throw invalidParameter(`${name} "${value}" is not a valid CRON expression (5 fields, or 6 with seconds${others}, or "none"; got ${fields})`);
+    throw invalidParameter(`${name} "${value}" is not a valid CRON expression (5 fields, or 6 with seconds${others}, or "none"; got ${fields})`, name);
   }
+  let cron: Cron;
   try {
-    new Cron(expression, { paused: true });
+    cron = new Cron(expression, { paused: true });
   } catch (err) {
-    throw invalidParameter(`${name} "${value}" is not a valid CRON expression (${(err as Error).message})`);
+    throw invalidParameter(`${name} "${value}" is not a valid CRON expression (${(err as Error).message})`, name);
   }
+  // Valid but matching no date (`0 0 31 2 *`): nothing would ever run, and readiness would answer 503 for it.
+  if (cron.nextRun() === null) throw invalidParameter(`${name} "${value}" never fires (no date matches it): give a schedule that runs, or "none"`);
   return expression as CronExpression;
 }
 
@@ -105,7 +88,7 @@ function validateSchedule(value: unknown, name: string, others = ''): Schedule {
  */
 export function applyWebhookSettingsPatch(current: WebhookSettings, patch: unknown, prefix = 'webhooks'): WebhookSettings {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
-    throw invalidParameter(`configuration must be an object of ${prefix} options (${WEBHOOK_OPTIONS.join(', ')})`);
+    throw invalidParameter(`configuration must be an object of ${prefix} options (${WEBHOOK_OPTIONS.join(', ')})`, 'configuration');
   }
   const next: Record<string, unknown> = { ...current };
   for (const [option, value] of Object.entries(patch)) {
@@ -117,7 +100,7 @@ export function applyWebhookSettingsPatch(current: WebhookSettings, patch: unkno
 export function validateWebhookOption(option: string, value: unknown, prefix = 'webhooks'): unknown {
   const validate = VALIDATORS[option as keyof WebhookSettings];
   if (!Object.hasOwn(VALIDATORS, option) || !validate) {
-    throw invalidParameter(`${prefix}.${option} is not a setting; the webhooks options are ${WEBHOOK_OPTIONS.join(', ')}`);
+    throw invalidParameter(`${prefix}.${option} is not a setting; the webhooks options are ${WEBHOOK_OPTIONS.join(', ')}`, `${prefix}.${option}`);
   }
   return validate(value, `${prefix}.${option}`);
 }

@@ -14,7 +14,7 @@ export interface AutoDisabledWebhook {
 }
 
 /**
- * Disables those of `ids` (webhooks for which a delivery has just ended `failed`) whose attempts have all failed for
+ * Disables those of `ids` (webhooks whose attempts have just failed, none sent) whose attempts have all failed for
  * at least `autoDisableAfterMs`: `failing_since` is set by the outcome writer at the first failed attempt and cleared
  * by any sent delivery, so "all failed for that long, none sent" is that column alone. Checked again here under the
  * row lock, since the outcome write that named them committed before. Each one disabled emits `webhookDisabled`, in

@@ -4,14 +4,12 @@ import type { SettingsStore } from '../settings/settings-store.js';
 import type { Database } from '../db/database.js';
 import { invalidParameter } from '../errors.js';
 import { noContent } from '../http/no-content.js';
-import { errorResponses, Paging, PagingParams, pageOf, Timestamp } from '../http/schemas.js';
+import { errorResponses, Paging, PagingParams, pageOf } from '../http/schemas.js';
 import type { ReceiverPolicy } from '../network/receiver-policy.js';
-import { EVENT_TYPES } from '../outbox/events.js';
 import { DELIVERY_STATUSES, findDelivery, listDeliveries } from '../outbox/read-model.js';
 import type { Keyring } from '../secrets/keyring.js';
-import { MAX_SOURCE_KEY_LENGTH } from '../sources/sources.js';
 import { requireWebhooksEnabled } from './require-enabled.js';
-import { DeliveryParams, DeliverySchema, WebhookParams } from './schemas.js';
+import { DeliveryParams, DeliverySchema, SecretRotationSchema, WebhookDetailsSchema, WebhookEventSchema, WebhookParams, WebhookSchema } from './schemas.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -28,37 +26,9 @@ import {
   updateWebhook,
 } from './webhooks.js';
 
-const WebhookEventSchema = Type.Object({
-  eventType: Type.Enum([...EVENT_TYPES]),
-  sourceKey: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_SOURCE_KEY_LENGTH })),
-});
 const Url = Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH });
 const Events = Type.Array(WebhookEventSchema, { maxItems: 1000 });
 const Description = Type.String({ maxLength: MAX_DESCRIPTION_LENGTH });
-const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
-
-/** The Linkurious Enterprise webhook (id, url, events, createdAt, updatedAt) and what this service adds to it. */
-const webhookFields = {
-  id: Type.Integer(),
-  url: Type.String(),
-  description: Type.String({ description: '"" when none was given' }),
-  events: Type.Array(WebhookEventSchema),
-  enabled: Type.Boolean(),
-  disabledAt: NullableTimestamp,
-  disabledReason: Type.Union([Type.String({ description: '"by <username>" or "automatically after …"' }), Type.Null()]),
-  failingSince: Type.Union([Timestamp, Type.Null()], { description: 'since when its attempts have all failed (the failure streak); null when the last one succeeded or none failed' }),
-  previousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], { description: 'until when the secret before the last rotation still signs' }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-};
-const WebhookSchema = Type.Object(webhookFields, { $id: 'Webhook', description: 'A webhook (never its secret)' });
-const WebhookDetailsSchema = Type.Object({
-  ...webhookFields,
-  deliveryCounts: Type.Object(
-    { pending: Type.Integer(), sent: Type.Integer(), failed: Type.Integer() },
-    { description: 'its deliveries by status: what deleting it takes with it' },
-  ),
-}, { $id: 'WebhookDetails', description: 'A webhook with its delivery counts' });
 
 export interface WebhookRoutesOptions {
   db: Database;
@@ -67,10 +37,12 @@ export interface WebhookRoutesOptions {
   receiverPolicy: ReceiverPolicy;
   /** Seals the secrets it is given (creation, rotation) before they are stored. */
   keyring: Keyring;
+  /** Told of each webhook deleted here (its metrics go with it). */
+  onDeleted?: ((webhookId: number) => void) | undefined;
 }
 
 /** Webhooks administration (docs/api.md, Webhooks). Admin only, each route declaring it; all refused while the feature is off. */
-export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = async (app, { db, settings, receiverPolicy, keyring }) => {
+export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = async (app, { db, settings, receiverPolicy, keyring, onDeleted }) => {
   app.addHook('preHandler', requireWebhooksEnabled(settings));
 
   app.post(
@@ -153,7 +125,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
       // believes it changed: it changes by rotation, which keeps the previous one signing meanwhile.
       preValidation: async (request) => {
         if (typeof request.body === 'object' && request.body !== null && Object.hasOwn(request.body, 'secret')) {
-          throw invalidParameter('secret cannot be changed by PATCH: rotate it with POST /api/admin/webhooks/:webhookId/secret');
+          throw invalidParameter('secret cannot be changed by PATCH: rotate it with POST /api/admin/webhooks/:webhookId/secret', 'secret');
         }
       },
     },
@@ -178,11 +150,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
           ),
         }),
         response: {
-          200: Type.Object({
-            webhookId: Type.Integer(),
-            secret: Type.Optional(Type.String({ description: 'only when generated: shown this once' })),
-            previousSecretExpiresAt: NullableTimestamp,
-          }),
+          200: SecretRotationSchema,
           ...errorResponses(400, 401, 403, 404),
         },
       },
@@ -203,6 +171,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
     },
     async (request, reply) => {
       await deleteWebhook(db, request.params.webhookId);
+      onDeleted?.(request.params.webhookId);
       return noContent(reply);
     },
   );

@@ -7,39 +7,13 @@ import type { ReceiverPolicy } from '../network/receiver-policy.js';
 import { checkReceiverUrlAgainstPolicy } from '../network/receiver-url-check.js';
 import { LKE_EVENT_TYPES, SOURCELESS_EVENT_TYPES, type EventType } from '../outbox/events.js';
 import { purgeWebhookDeliveries } from '../outbox/purge.js';
-import { countDeliveriesByStatus, type DeliveryCounts } from '../outbox/read-model.js';
+import { countDeliveriesByStatus } from '../outbox/read-model.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { sealSecret } from '../secrets/secret-box.js';
 import { requireDataSources } from '../sources/sources.js';
+import type { SecretRotation, Webhook, WebhookDetails, WebhookEvent } from './schemas.js';
 
-export interface WebhookEvent {
-  eventType: EventType;
-  sourceKey?: string;
-}
-
-/** A webhook as the API shows it: never its secret. */
-export interface Webhook {
-  id: number;
-  url: string;
-  /** `""` when none was given. */
-  description: string;
-  events: WebhookEvent[];
-  enabled: boolean;
-  /** When and why it was disabled; null while enabled. */
-  disabledAt: string | null;
-  disabledReason: string | null;
-  /** Since when its attempts have all failed (the first failure after its last success); null when none has since. */
-  failingSince: string | null;
-  /** Until when the secret before the last rotation still signs; null when no overlap is running. */
-  previousSecretExpiresAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** The read of one webhook: what deleting it would take with it besides. */
-export interface WebhookDetails extends Webhook {
-  deliveryCounts: DeliveryCounts;
-}
+export type { SecretRotation, Webhook, WebhookDetails, WebhookEvent } from './schemas.js';
 
 /**
  * Where a webhook's deliveries go and the secrets they are signed with, sealed as stored (src/secrets/secret-box.ts):
@@ -70,27 +44,51 @@ export const MAX_SECRET_OVERLAP_MS = 604_800_000;
 /** A new secret (creation, rotation), counted in characters (code points), as the route schemas count them. */
 export function checkSecret(secret: string): string {
   const length = [...secret].length;
-  if (length < MIN_SECRET_LENGTH) throw invalidParameter(`secret must be at least ${MIN_SECRET_LENGTH} characters long`);
-  if (length > MAX_SECRET_LENGTH) throw invalidParameter(`secret must be at most ${MAX_SECRET_LENGTH} characters long`);
+  if (length < MIN_SECRET_LENGTH) throw invalidParameter(`secret must be at least ${MIN_SECRET_LENGTH} characters long`, 'secret');
+  if (length > MAX_SECRET_LENGTH) throw invalidParameter(`secret must be at most ${MAX_SECRET_LENGTH} characters long`, 'secret');
   return secret;
 }
 
 export function checkDescription(description: string): string {
-  if ([...description].length > MAX_DESCRIPTION_LENGTH) throw invalidParameter(`description must be at most ${MAX_DESCRIPTION_LENGTH} characters long`);
+  if ([...description].length > MAX_DESCRIPTION_LENGTH) throw invalidParameter(`description must be at most ${MAX_DESCRIPTION_LENGTH} characters long`, 'description');
   return description;
 }
 
 export function checkReceiverUrl(url: string): string {
-  if (url.length > MAX_URL_LENGTH) throw invalidParameter(`url must be at most ${MAX_URL_LENGTH} characters`);
+  if (url.length > MAX_URL_LENGTH) throw invalidParameter(`url must be at most ${MAX_URL_LENGTH} characters`, 'url');
+  // The URL parser drops tabs and line breaks and trims spaces without a word, so a URL holding them was stored and
+  // shown as given while another was used: refused instead, as is anything it would silently rewrite that way.
+  if (hasControlCharacter(url) || url.trim() !== url) {
+    throw invalidParameter('url must not contain control characters (CR, LF, tab…) or begin or end with spaces; percent-encode them', 'url');
+  }
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw invalidParameter(`url "${url}" is not an absolute URL`);
+    throw invalidParameter(`url "${url}" is not an absolute URL`, 'url');
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidParameter(`url must be http or https, got ${parsed.protocol.slice(0, -1)}`);
-  if (parsed.username || parsed.password) throw invalidParameter('url must not contain a user:password part; authenticate receivers with the secret');
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidParameter(`url must be http or https, got ${parsed.protocol.slice(0, -1)}`, 'url');
+  // An empty user part (`http://@host/`) parses to no username, but is one all the same.
+  if (parsed.username || parsed.password || authorityOf(url).includes('@')) {
+    throw invalidParameter('url must not contain a user:password part; authenticate receivers with the secret', 'url');
+  }
+  if (parsed.port === '0') throw invalidParameter('url port must be from 1 to 65535, got 0', 'url');
   return url;
+}
+
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+/** What stands between `scheme://` and the path, query or fragment of `url`, as written. */
+function authorityOf(url: string): string {
+  const rest = url.slice(url.indexOf(':') + 1).replace(/^[/\\]*/, '');
+  const end = rest.search(/[/\\?#]/);
+  return end === -1 ? rest : rest.slice(0, end);
 }
 
 /**
@@ -100,12 +98,12 @@ export function checkReceiverUrl(url: string): string {
  */
 export function normaliseEvents(events: WebhookEvent[] | undefined): WebhookEvent[] {
   if (events === undefined) return LKE_EVENT_TYPES.map((eventType) => ({ eventType }));
-  if (events.length === 0) throw invalidParameter('events must have at least 1 item (leave it out to subscribe to every event)');
+  if (events.length === 0) throw invalidParameter('events must have at least 1 item (leave it out to subscribe to every event)', 'events');
   const seen = new Set<string>();
   const merged: WebhookEvent[] = [];
   for (const [i, event] of events.entries()) {
     if (event.sourceKey !== undefined && SOURCELESS_EVENT_TYPES.includes(event.eventType)) {
-      throw invalidParameter(`events[${i}].sourceKey must be left out for ${event.eventType}: that event belongs to no data source`);
+      throw invalidParameter(`events[${i}].sourceKey must be left out for ${event.eventType}: that event belongs to no data source`, `events[${i}].sourceKey`);
     }
     const key = `${event.eventType}\0${event.sourceKey ?? ''}`;
     if (seen.has(key)) continue;
@@ -215,13 +213,6 @@ async function readUrl(db: Queryable, id: number): Promise<string> {
   return rows[0].url;
 }
 
-export interface SecretRotation {
-  webhookId: number;
-  /** Only when generated here: the one time it is ever shown. */
-  secret?: string;
-  previousSecretExpiresAt: string | null;
-}
-
 /**
  * Sets a new secret (the one given, or 32 random bytes as base64url, answered once) and keeps the current one
  * signing for `overlapMs` besides it (0: dropped at once). A rotation during an overlap drops the older secret:
@@ -237,7 +228,7 @@ export async function rotateWebhookSecret(
   { keyring }: { keyring: Keyring },
 ): Promise<SecretRotation> {
   if (!Number.isSafeInteger(overlapMs) || overlapMs < 0 || overlapMs > MAX_SECRET_OVERLAP_MS) {
-    throw invalidParameter(`overlapMs must be an integer from 0 to ${MAX_SECRET_OVERLAP_MS} (7 days)`);
+    throw invalidParameter(`overlapMs must be an integer from 0 to ${MAX_SECRET_OVERLAP_MS} (7 days)`, 'overlapMs');
   }
   const next = secret === undefined ? randomBytes(32).toString('base64url') : checkSecret(secret);
   // `secret_sealed` on the right-hand side is the current one: every SET expression reads the row as it was. The
@@ -353,4 +344,10 @@ export async function deleteWebhook(db: Database, id: number): Promise<void> {
 export async function listWebhooksPage(db: Queryable, page: { offset: number; limit: number }): Promise<{ totalCount: number; items: Webhook[] }> {
   const { rows } = await db.query<{ total: number }>('SELECT count(*) AS total FROM webhooks');
   return { totalCount: rows[0]?.total ?? 0, items: await listWebhooks(db, undefined, page) };
+}
+
+/** Which of `ids` are webhooks still (the others were deleted, in this process or another). */
+export async function existingWebhookIds(db: Queryable, ids: readonly number[]): Promise<number[]> {
+  const { rows } = await db.query<{ id: number }>('SELECT id FROM webhooks WHERE id = ANY($1::int[])', [ids]);
+  return rows.map((row) => row.id);
 }

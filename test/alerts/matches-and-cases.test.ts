@@ -47,7 +47,7 @@ describe('alerts, matches and cases (docs/api.md, Data sources, alerts, matches 
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ key: 'not_found', message: 'alert 99999 was not found' });
     const noTitle = await t.admin.post('/api/admin/b4675b85/alerts', { description: 'x' });
-    expect(noTitle.body).toEqual({ key: 'invalid_parameter', message: 'field title is required' });
+    expect(noTitle.body).toEqual({ key: 'invalid_parameter', message: 'field title is required', field: 'title' });
   });
 
   it('creates a case for a new target and a newMatch for a known one, answering in order', async () => {
@@ -138,7 +138,7 @@ describe('alerts, matches and cases (docs/api.md, Data sources, alerts, matches 
     expect(confirmed.cases.map((c: { id: number }) => c.id)).toEqual([cases[0]!.id]);
     expect(confirmed.cases[0].user).toMatchObject({ username: 'ana' });
     const bad = await analyst.get(`/api/b4675b85/alerts/${alert.id}/cases?limit=1001`);
-    expect(bad.body).toEqual({ key: 'invalid_parameter', message: 'query parameter limit must be <= 1000' });
+    expect(bad.body).toEqual({ key: 'invalid_parameter', message: 'query parameter limit must be <= 1000', field: 'limit' });
     const badStatus = await analyst.get(`/api/b4675b85/alerts/${alert.id}/cases?status=open`);
     expect(badStatus.body.message).toBe('query parameter status must be one of "unconfirmed", "confirmed", "dismissed", "in-progress"');
   });

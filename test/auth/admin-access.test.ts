@@ -82,6 +82,6 @@ describe('admin routes: sessions, API keys, 401 and 403', () => {
   it('validates an application: groups must exist', async () => {
     const response = await t.admin.post('/api/admin/applications', { name: 'x', groups: [9] });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ key: 'invalid_parameter', message: 'groups contains 9, which is not a group (1 = Admin, 2 = Analyst)' });
+    expect(response.body).toEqual({ key: 'invalid_parameter', message: 'groups contains 9, which is not a group (1 = Admin, 2 = Analyst)', field: 'groups' });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addressKey, LoginThrottle, type Admission } from '../../src/auth/login-throttle.js';
+import { LoginThrottle, type Admission } from '../../src/auth/login-throttle.js';
+import { addressKey } from '../../src/http/client-address.js';
 
 /** The policy's arithmetic, on a clock the test moves (the HTTP behaviour is in sign-in.test.ts). */
 describe('LoginThrottle', () => {

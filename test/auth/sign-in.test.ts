@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LOGIN_THROTTLE_POLICY } from '../../src/auth/login-throttle.js';
 import { ADMIN_PASSWORD, ApiClient, startTestService, useTestService } from '../support/test-service.js';
@@ -46,7 +49,10 @@ describe('sign-in', () => {
     const response = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { usernameOrEmail: 'admin', password: ADMIN_PASSWORD } });
     const session = new ApiClient(t.app, { cookie: `aw.sid=${response.cookies.find((c) => c.name === 'aw.sid')!.value}` });
     expect((await session.get('/api/auth/me')).status).toBe(200);
-    const logout = await session.get('/api/auth/logout');
+    // A GET is no route: a link or an image on another site cannot end the session.
+    expect(await session.get('/api/auth/logout')).toMatchObject({ status: 404, body: { key: 'api_not_found' } });
+    expect((await session.get('/api/auth/me')).status).toBe(200);
+    const logout = await session.request('POST', '/api/auth/logout');
     expect(logout.status).toBe(204);
     expect((await session.get('/api/auth/me')).status).toBe(401);
     expect((await session.get('/api/admin/users')).status).toBe(401);
@@ -60,7 +66,7 @@ describe('sign-in', () => {
   it('validates the sign-in body, naming the field', async () => {
     const response = await t.anonymous.post('/api/auth/login', { password: 'x' });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ key: 'invalid_parameter', message: 'field usernameOrEmail is required' });
+    expect(response.body).toEqual({ key: 'invalid_parameter', message: 'field usernameOrEmail is required', field: 'usernameOrEmail' });
   });
 });
 
@@ -148,23 +154,40 @@ describe('sign-in throttling (login-throttle.ts has the policy)', () => {
 });
 
 describe('bootstrap admin', () => {
-  it('creates admin with a generated password on an empty database, printed once', async () => {
+  it('creates admin with a generated password kept in a 0600 file in DATA_DIR, named in one line, removed at its first change', async () => {
     const printed: string[] = [];
-    // With ADMIN_PASSWORD unset, the test service signs in with the password it finds in what was printed.
-    const t = await startTestService({ env: { ADMIN_PASSWORD: '' }, announce: (line) => printed.push(line) });
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'aw-initial-password-'));
+    const file = path.join(dataDir, 'initial-admin-password');
+    // With ADMIN_PASSWORD unset, the test service signs in with the password it finds in the file.
+    const t = await startTestService({ env: { ADMIN_PASSWORD: '', DATA_DIR: dataDir }, announce: (line) => printed.push(line) });
     try {
-      expect(printed).toHaveLength(1);
-      expect(printed[0]).toContain('username "admin", email admin@localhost');
-      const password = /password (\S+)/.exec(printed[0]!)![1]!;
+      const password = readFileSync(file, 'utf8').trim();
       expect(password.length).toBeGreaterThanOrEqual(16);
-      expect((await t.admin.get('/api/auth/me')).body.groups).toEqual([{ id: 1, name: 'Admin', builtin: true }]);
-      // A restart on the same database prints nothing more.
-      await t.service.close();
-      const again = await startTestService({ testDb: t.testDb, env: { ADMIN_PASSWORD: password }, announce: (line) => printed.push(line) });
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      // One line, naming the user and the file; never the password itself.
       expect(printed).toHaveLength(1);
+      expect(printed[0]).not.toContain('\n');
+      expect(printed[0]).toContain('username "admin", email admin@localhost');
+      expect(printed[0]).toContain(file);
+      expect(printed[0]).not.toContain(password);
+      expect((await t.admin.get('/api/auth/me')).body.groups).toEqual([{ id: 1, name: 'Admin', builtin: true }]);
+
+      // Another user's password change leaves the file; the admin's first one removes it.
+      const other = await t.admin.post('/api/admin/users', { username: 'other', email: 'other@example.com', password: 'other-password' });
+      expect((await t.admin.patch(`/api/admin/users/${other.body.id}`, { password: 'other-password-2' })).status).toBe(200);
+      expect(existsSync(file)).toBe(true);
+      expect((await t.admin.patch('/api/admin/users/1', { password: 'a-chosen-password' })).status).toBe(200);
+      expect(existsSync(file)).toBe(false);
+
+      // A restart on the same database creates no admin and writes no file.
+      await t.service.close();
+      const again = await startTestService({ testDb: t.testDb, env: { ADMIN_PASSWORD: 'a-chosen-password', DATA_DIR: dataDir }, announce: (line) => printed.push(line) });
+      expect(printed).toHaveLength(1);
+      expect(existsSync(file)).toBe(false);
       await again.service.close();
     } finally {
       await t.testDb.dispose();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 

@@ -26,7 +26,7 @@ describe('users administration', () => {
     const before = (await t.admin.get('/api/admin/users')).body.items.length;
     const response = await t.admin.post('/api/admin/users', body);
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ key: 'invalid_parameter', message });
+    expect(response.body).toEqual({ key: 'invalid_parameter', message, field: expect.any(String) });
     expect((await t.admin.get('/api/admin/users')).body.items.length).toBe(before);
   });
 
@@ -76,6 +76,7 @@ describe('users administration', () => {
     expect(response.body).toEqual({
       key: 'invalid_parameter',
       message: 'path parameter id must be a whole number in plain decimal digits (no sign, leading zero, space, exponent or hex), got "abc"',
+      field: 'id',
     });
   });
 });

@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { answer, TestReceiver } from '../support/receiver.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
 /** Bulk recovery after a receiver's outage (issue 12, item 3): real failures, then one call, then real sends. */
 describe('bulk redelivery of failed deliveries', () => {
-  let t: TestService;
+  const t = useTestService();
   let receiver: TestReceiver;
   let alertId: number;
   let seq = 0;
 
   beforeAll(async () => {
-    t = await startTestService();
     receiver = await TestReceiver.start();
     await createSource(t.admin, 'bulk');
     alertId = (await createAlert(t.admin, 'bulk')).id;
@@ -20,7 +19,6 @@ describe('bulk redelivery of failed deliveries', () => {
   });
   afterAll(async () => {
     await receiver?.close();
-    await t?.close();
   });
 
   async function newCases(count: number): Promise<void> {
@@ -81,7 +79,7 @@ describe('bulk redelivery of failed deliveries', () => {
     ] as const) {
       const refused = await t.admin.post(`/api/admin/webhooks/${hook.id}/deliveries/redeliver`, body);
       expect(refused.status, JSON.stringify(body)).toBe(400);
-      expect(refused.body).toEqual({ key: 'invalid_parameter', message });
+      expect(refused.body).toEqual({ key: 'invalid_parameter', message, field: expect.any(String) });
     }
     expect((await t.admin.post('/api/admin/webhooks/999999/deliveries/redeliver', { status: 'failed' })).status).toBe(404);
     expect((await t.admin.post('/api/admin/deliveries/redeliver', { status: 'failed', webhookIds: [] })).status).toBe(400);

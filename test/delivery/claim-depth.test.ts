@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { waitUntil } from '../support/processes.js';
 import { BlackHole } from '../support/receiver.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
 // Longer than the test: no attempt to the black hole times out (and leaves its lane) while the lane is counted.
 const TIMEOUT_MS = 30_000;
@@ -15,11 +15,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * larger claims spend less of the embedded database's one thread, four times, and the time-out × 9 + 5 s.
  */
 describe('claim depth (the real schedule)', () => {
-  let t: TestService;
+  const t = useTestService({ env: { ROLE: 'all' } });
   let hole: BlackHole;
 
   beforeAll(async () => {
-    t = await startTestService({ env: { ROLE: 'all' } });
     hole = await BlackHole.start();
     await createSource(t.admin, 'deep');
     const alert = await createAlert(t.admin, 'deep');
@@ -33,7 +32,6 @@ describe('claim depth (the real schedule)', () => {
   });
   afterAll(async () => {
     await hole?.close();
-    await t?.close();
   });
 
   it('holds a lane of 32 claims on PostgreSQL and 64 on PGlite for one stuck webhook, each leased for its wait', async () => {

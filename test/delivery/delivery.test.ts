@@ -1,23 +1,21 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPayloadHmac, verifyStandardWebhook } from '../../src/index.js';
 import type { CronExpression } from '../../src/settings/webhook-settings.js';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { answer, TestReceiver } from '../support/receiver.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
 const SECRET = 'receiver-secret-value';
 
 describe('delivery against a real receiver (docs/api.md, Deliveries)', () => {
-  let t: TestService;
+  const t = useTestService();
   let receiver: TestReceiver;
   let alertId: number;
   let seq = 0;
   beforeAll(async () => {
-    t = await startTestService();
     await createSource(t.admin, 'src');
     alertId = (await createAlert(t.admin, 'src')).id;
   });
-  afterAll(async () => t?.close());
   afterEach(async () => {
     await receiver?.close();
     await t.admin.post('/api/config', { path: 'webhooks', configuration: { deliveryFrequency: '* * * * *', retryScheduleMs: [60000], requestTimeoutMs: 10000 } });

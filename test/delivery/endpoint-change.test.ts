@@ -3,7 +3,7 @@ import { verifyPayloadHmac } from '../../src/index.js';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { runCli, stopCli, type CliRun } from '../support/processes.js';
 import { TestReceiver } from '../support/receiver.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
 // On PostgreSQL the change is made through this process's API (ROLE=api, which never sends) and the deliveries go
 // out from another process, a real `serve` with ROLE=worker that had the endpoint cached. The embedded database
@@ -13,7 +13,7 @@ const EVERY_SECOND = '* * * * * *';
 const SECRET = 'endpoint-change-secret-1';
 
 describe('a change of a webhook reaches the process that sends (issue 10, item 1)', () => {
-  let t: TestService;
+  const t = useTestService({ env: { ROLE: onPostgres ? 'api' : 'all' } });
   let worker: CliRun | undefined;
   let before: TestReceiver;
   let after: TestReceiver;
@@ -21,7 +21,6 @@ describe('a change of a webhook reaches the process that sends (issue 10, item 1
   let node = 0;
 
   beforeAll(async () => {
-    t = await startTestService({ env: { ROLE: onPostgres ? 'api' : 'all' } });
     before = await TestReceiver.start();
     after = await TestReceiver.start();
     await createSource(t.admin, 'src');
@@ -34,7 +33,6 @@ describe('a change of a webhook reaches the process that sends (issue 10, item 1
   }, 90_000);
   afterAll(async () => {
     if (worker) await stopCli(worker, 'SIGKILL');
-    await t?.close();
     await before?.close();
     await after?.close();
   });

@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliveriesDue } from '../../src/outbox/due-signal.js';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { runCli, stopCli, waitUntil, type CliRun } from '../support/processes.js';
 import { answer, TestReceiver } from '../support/receiver.js';
-import { openTestDatabase, startTestService, type TestService } from '../support/test-service.js';
+import { openTestDatabase, startTestService, type TestService, useTestService } from '../support/test-service.js';
 
 // `deliveryFrequency: immediate`: deliveries go out when the transaction that records them commits. The safety
 // sweep (DELIVERY_SWEEP_MS) is set to a day here, and no CRON runs: only a wake-up can start a delivery.
@@ -21,7 +21,7 @@ async function dueChannelStatements(t: TestService): Promise<string[]> {
 }
 
 describe('deliveryFrequency immediate, in one process (ROLE=all)', () => {
-  let t: TestService;
+  const t = useTestService({ env: { ROLE: 'all', ...NO_SWEEP } });
   let receiver: TestReceiver;
   let alertId: number;
   let seq = 0;
@@ -39,11 +39,9 @@ describe('deliveryFrequency immediate, in one process (ROLE=all)', () => {
   const deliveries = async (webhookId: number) => (await t.admin.get(`/api/admin/webhooks/${webhookId}/deliveries`)).body.items;
 
   beforeAll(async () => {
-    t = await startTestService({ env: { ROLE: 'all', ...NO_SWEEP } });
     await createSource(t.admin, 'src');
     alertId = (await createAlert(t.admin, 'src')).id;
   });
-  afterAll(async () => t?.close());
   afterEach(async () => {
     await settings({ deliveryFrequency: '* * * * *', retryScheduleMs: [60000] });
     await t.service.engine.worker.drain();

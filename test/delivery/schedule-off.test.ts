@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { answer, TestReceiver } from '../support/receiver.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
 const TOTAL = 400;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ROLE=all: the process's own schedule, every second, drains; the setting changes through the API, as an admin would.
 describe('turning the delivery schedule off stops a drain under way', () => {
-  let t: TestService;
+  const t = useTestService({ env: { ROLE: 'all', DELIVERY_CONCURRENCY_PER_WEBHOOK: '4' } });
   let receiver: TestReceiver;
   beforeAll(async () => {
     // 4 attempts at a time to one webhook answering in 50 ms: the drain of TOTAL takes about 5 s.
-    t = await startTestService({ env: { ROLE: 'all', DELIVERY_CONCURRENCY_PER_WEBHOOK: '4' } });
     receiver = await TestReceiver.start();
     receiver.behaviour = (request, index, response) => void setTimeout(() => answer(204)(request, index, response), 50);
     await createSource(t.admin, 'src');
@@ -24,7 +23,6 @@ describe('turning the delivery schedule off stops a drain under way', () => {
   });
   afterAll(async () => {
     await receiver?.close();
-    await t?.close();
   });
 
   const setFrequency = async (deliveryFrequency: string) => {
@@ -37,6 +35,8 @@ describe('turning the delivery schedule off stops a drain under way', () => {
     await receiver.waitFor(40, 10_000);
     await setFrequency('none');
     await sleep(1000);
+    // The drain under way finished its attempts in flight and ended.
+    expect(t.service.engine.worker.mode).toBe('paused');
     const soon = receiver.received.length;
     await sleep(2000);
     // Nothing new went out after the first second (attempts already in flight end within 50 ms).
@@ -55,6 +55,7 @@ describe('turning the delivery schedule off stops a drain under way', () => {
 
     // On again: the rest goes out, each delivery once.
     await setFrequency('* * * * * *');
+    expect(['idle', 'draining']).toContain(t.service.engine.worker.mode);
     await receiver.waitFor(TOTAL, 30_000);
     await sleep(200);
     const ids = receiver.received.map((r) => r.headers['webhook-id']);

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { BlackHole, TestReceiver, trickle } from '../support/receiver.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
 const SECRET = 'slow-receivers-secret';
 const TIMEOUT_MS = 5000;
@@ -19,14 +19,13 @@ async function eventually(check: () => Promise<boolean> | boolean, timeoutMs: nu
 
 // The process's own schedule (ROLE=all) fires every second, as in production: these tests see what it does.
 describe('slow receivers never hold other webhooks (the real schedule)', () => {
-  let t: TestService;
+  const t = useTestService({ env: { ROLE: 'all' } });
   let healthy: TestReceiver;
   const alerts = new Map<string, number>();
   let seq = 0;
   const closers: (() => Promise<void>)[] = [];
 
   beforeAll(async () => {
-    t = await startTestService({ env: { ROLE: 'all' } });
     for (const key of ['slow', 'fast']) {
       await createSource(t.admin, key);
       alerts.set(key, (await createAlert(t.admin, key)).id);
@@ -42,7 +41,6 @@ describe('slow receivers never hold other webhooks (the real schedule)', () => {
     for (const hook of (await t.admin.get('/api/admin/webhooks')).body.items) await t.admin.delete(`/api/admin/webhooks/${hook.id}`);
     for (const close of closers.splice(0)) await close();
   });
-  afterAll(async () => t?.close());
 
   /** A webhook for the newCase events of one data source. */
   async function hook(url: string, sourceKey: string): Promise<number> {

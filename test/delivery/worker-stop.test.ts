@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { TestReceiver, trickle } from '../support/receiver.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { useTestService } from '../support/test-service.js';
 
 describe('stopping the worker', () => {
-  let t: TestService;
+  const t = useTestService();
   let receiver: TestReceiver;
   beforeAll(async () => {
-    t = await startTestService();
     receiver = await TestReceiver.start();
     await createSource(t.admin, 'src');
     const alert = await createAlert(t.admin, 'src');
@@ -16,13 +15,18 @@ describe('stopping the worker', () => {
   });
   afterAll(async () => {
     await receiver?.close();
-    await t?.close();
   });
 
   it('gives back what a claim in progress brought, and attempts nothing after the stop', async () => {
     // drain() runs up to its first await, the claim; stop() then lands while that claim is on its way.
-    const draining = t.service.engine.worker.drain();
-    await t.service.engine.worker.stop();
+    const worker = t.service.engine.worker;
+    expect(worker.mode).toBe('idle');
+    const draining = worker.drain();
+    expect(worker.mode).toBe('draining');
+    const stopping = worker.stop();
+    expect(worker.mode).toBe('stopping');
+    await stopping;
+    expect(worker.mode).toBe('stopped');
     expect(await draining).toBe(0);
     expect(receiver.received).toHaveLength(0);
     const { rows } = await t.db.query<{ status: string; attempts: number; locked: boolean; due: boolean }>(
@@ -35,10 +39,9 @@ describe('stopping the worker', () => {
 });
 
 describe('stopping the worker while a receiver trickles its answers', () => {
-  let t: TestService;
+  const t = useTestService();
   let receiver: TestReceiver;
   beforeAll(async () => {
-    t = await startTestService();
     receiver = await TestReceiver.start();
     receiver.behaviour = trickle(150); // headers at once, then 1 byte every 150 ms, never ending
     await t.admin.post('/api/config', { path: 'webhooks', configuration: { requestTimeoutMs: 1000, retryScheduleMs: [600_000] } });
@@ -49,7 +52,6 @@ describe('stopping the worker while a receiver trickles its answers', () => {
   });
   afterAll(async () => {
     await receiver?.close();
-    await t?.close();
   });
 
   it('ends within about the time-out: the attempts end at their deadline, their outcomes written, the rest given back', async () => {

@@ -39,9 +39,9 @@ describe('bad input is a 400 naming the field, never a 500 (issue 8, items 9 and
 
     it('refuses %00 in a path parameter', async () => {
       const response = await t.admin.get('/api/src%00/alerts');
-      expect(response.body).toEqual({ key: 'invalid_parameter', message: 'path parameter sourceKey must match ^[A-Za-z0-9_-]{1,64}$' });
+      expect(response.body).toEqual({ key: 'invalid_parameter', message: 'path parameter sourceKey must match ^[A-Za-z0-9_-]{1,64}$', field: 'sourceKey' });
       const id = await t.admin.delete('/api/admin/users/1%00');
-      expect(id.body).toEqual({ key: 'invalid_parameter', message: `path parameter id ${DIGITS_ONLY}, got "1\\u0000"` });
+      expect(id.body).toEqual({ key: 'invalid_parameter', message: `path parameter id ${DIGITS_ONLY}, got "1\\u0000"`, field: 'id' });
     });
 
     it('answers 401, not 500, to an API key header whose email holds U+0000', async () => {
@@ -63,12 +63,12 @@ describe('bad input is a 400 naming the field, never a 500 (issue 8, items 9 and
     ])('GET /api/admin/webhooks/:id%s → 400', async (suffix, message) => {
       const response = await t.admin.get(`/api/admin/webhooks/${webhookId}${suffix}`);
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ key: 'invalid_parameter', message });
+      expect(response.body).toEqual({ key: 'invalid_parameter', message, field: expect.any(String) });
     });
 
     it('refuses an id too large for its column in a body', async () => {
       const response = await t.admin.post('/api/admin/users', { username: 'big', email: 'big@example.com', password: 'password-1', groups: [1e20] });
-      expect(response.body).toEqual({ key: 'invalid_parameter', message: 'field groups[0] must be <= 2147483647' });
+      expect(response.body).toEqual({ key: 'invalid_parameter', message: 'field groups[0] must be <= 2147483647', field: 'groups[0]' });
     });
   });
 
@@ -85,7 +85,7 @@ describe('bad input is a 400 naming the field, never a 500 (issue 8, items 9 and
       expect((await t.admin.get('/api/config')).body).toEqual(before);
       // 64 levels are read, and answered by the settings' own rules.
       const deepest = await t.admin.request('POST', '/api/config', `{"path":"webhooks.retryScheduleMs","configuration":${'['.repeat(63)}${']'.repeat(63)}}`, json);
-      expect(deepest.body).toEqual({ key: 'invalid_parameter', message: 'webhooks.retryScheduleMs[0] must be an integer from 0 to 604800000, got [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]' });
+      expect(deepest.body).toEqual({ key: 'invalid_parameter', message: 'webhooks.retryScheduleMs[0] must be an integer from 0 to 604800000, got [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]', field: 'webhooks.retryScheduleMs[0]' });
     });
   });
 

@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ERROR_STATUS, type ErrorKey } from '../../src/errors.js';
+import { freePort } from '../cli/cli-support.js';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
-import { startTestService, type ApiAnswer, type TestService } from '../support/test-service.js';
+import { type ApiAnswer, useTestService } from '../support/test-service.js';
 
 /**
  * Every key of the catalogue is one a caller can meet: each is reached here through a real route, answered with its
  * catalogue status and a message. A key no route can answer any more, or answered at another status, fails this.
- * (`bug` is reached by the unexpected-error test in errors.test.ts: no route of a working service answers it.)
+ * (`bug` is reached by the unexpected-error test in errors.test.ts, `database_unavailable` by database-outage.test.ts:
+ * no route of a working service with its database answers them.)
  */
 describe('the error catalogue, as routes answer it', () => {
-  let t: TestService;
+  const t = useTestService();
   const seen = new Map<string, number>();
 
-  beforeAll(async () => {
-    t = await startTestService();
-  });
-  afterAll(async () => t?.close());
 
   function expectError(answer: ApiAnswer, key: ErrorKey): void {
     expect(answer.body, JSON.stringify(answer.body)).toMatchObject({ key });
@@ -54,7 +52,19 @@ describe('the error catalogue, as routes answer it', () => {
     expectError(await t.admin.get(`/api/admin/webhooks/${webhook.id}/deliveries`), 'feature_disabled');
     expect((await t.admin.post('/api/config', { path: 'webhooks.enabled', configuration: true })).status).toBe(204);
 
-    const reachable = Object.fromEntries(Object.entries(ERROR_STATUS).filter(([key]) => key !== 'bug'));
+    // The graph's keys, on a source with an embedded graph.
+    expect((await t.admin.post('/api/admin/sources', { key: 'graphs', name: 'Graph', graph: { vendor: 'embedded' } })).status).toBe(201);
+    expect((await t.admin.post('/api/graphs/graph/run/query', { query: 'CREATE NODE TABLE N(id STRING, PRIMARY KEY(id))' })).status).toBe(200);
+    expectError(await t.admin.post('/api/graphs/graph/run/query', { query: 'MATCH (n RETURN n' }), 'bad_graph_request');
+    expectError(await analyst.post('/api/graphs/graph/run/query', { query: "CREATE (:N {id: 'x'})" }), 'write_forbidden');
+    const slow = 'UNWIND range(1, 20000) AS x UNWIND range(1, 20000) AS y WITH x, y WHERE (x * y) % 97 = 3 RETURN count(*) AS n';
+    expectError(await t.admin.post('/api/graphs/graph/run/query', { query: slow, timeout: 100 }), 'graph_request_timeout');
+    expectError(await t.admin.post('/api/admin/graphs/alerts', { title: 'x', queries: [{ name: 'q', query: 'MATCH (n RETURN n' }] }), 'invalid_alert_query');
+    expectError(await t.admin.post('/api/admin/graphs/alerts', { title: 'x', queries: [{ name: 'q', query: 'MATCH (n:N) RETURN n' }], target: 'm' }), 'invalid_alert_target');
+    const unreachable = { vendor: 'neo4j', url: `bolt://127.0.0.1:${await freePort()}`, user: 'neo4j', password: 'x' };
+    expectError(await t.admin.post('/api/admin/sources', { key: 'away', name: 'Away', graph: unreachable }), 'data_source_unavailable');
+
+    const reachable = Object.fromEntries(Object.entries(ERROR_STATUS).filter(([key]) => key !== 'bug' && key !== 'database_unavailable'));
     expect(Object.fromEntries(seen)).toEqual(reachable);
   });
 });

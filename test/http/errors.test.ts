@@ -18,6 +18,20 @@ describe('errors (docs/api.md, Errors)', () => {
     expect(response.body).toEqual({ key: 'api_not_found', message: 'There is no route GET /api/no/such/route' });
   });
 
+  it('names the field an error is about, from a schema check and from a domain rule alike', async () => {
+    const missing = await t.admin.post('/api/admin/users', { email: 'a@example.com', password: 'long-enough-password' });
+    expect(missing.body).toEqual({ key: 'invalid_parameter', message: 'field username is required', field: 'username' });
+    const nested = await t.admin.post('/api/admin/webhooks', { url: 'http://127.0.0.1:9/hook', secret: 'test-webhook-secret', events: [{ eventType: 'nope' }] });
+    expect(nested.body).toMatchObject({ key: 'invalid_parameter', field: 'events[0].eventType' });
+    const rule = await t.admin.post('/api/admin/webhooks', { url: 'not a url', secret: 'test-webhook-secret' });
+    expect(rule.body).toEqual({ key: 'invalid_parameter', message: 'url "not a url" is not an absolute URL', field: 'url' });
+    const setting = await t.admin.post('/api/config', { path: 'webhooks', configuration: { retryScheduleMs: [1000, -1] } });
+    expect(setting.body).toMatchObject({ key: 'invalid_parameter', field: 'webhooks.retryScheduleMs[1]' });
+    // No field: the body as a whole.
+    const whole = await t.admin.request('POST', '/api/admin/users', '{"username": "x",', { 'content-type': 'application/json' });
+    expect(whole.body).not.toHaveProperty('field');
+  });
+
   it('answers malformed JSON with 400 invalid_parameter', async () => {
     const response = await t.admin.request('POST', '/api/admin/users', '{"username": "x",', { 'content-type': 'application/json' });
     expect(response.status).toBe(400);
@@ -48,7 +62,7 @@ describe('errors (docs/api.md, Errors)', () => {
     expect(tooLong.body.message).toMatch(/^a path parameter of ".*…" is longer than 1024 characters$/);
     // Below the router's limit, the route's schema answers, naming the parameter.
     const long = await t.admin.get(`/api/${'a'.repeat(200)}/alerts`);
-    expect(long.body).toEqual({ key: 'invalid_parameter', message: 'path parameter sourceKey must match ^[A-Za-z0-9_-]{1,64}$' });
+    expect(long.body).toEqual({ key: 'invalid_parameter', message: 'path parameter sourceKey must match ^[A-Za-z0-9_-]{1,64}$', field: 'sourceKey' });
   });
 
   it('answers what Node\'s HTTP parser refuses with {key, message}: headers too large (431), not HTTP (400)', async () => {

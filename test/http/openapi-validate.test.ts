@@ -2,7 +2,8 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../../src/errors.js';
-import { EVENT_PAYLOADS } from '../../src/outbox/event-schemas.js';
+import { CASE_STATUSES } from '../../src/alerts/cases.js';
+import { EVENT_CASE_STATUSES, EVENT_PAYLOADS } from '../../src/outbox/event-schemas.js';
 import { renderCaseStatusChange, renderNewCase, renderNewMatch, renderPing, renderWebhookDisabled } from '../../src/outbox/events.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
@@ -23,7 +24,7 @@ interface Document {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, Schema>; securitySchemes: Record<string, unknown> };
-  webhooks: Record<string, { post: { parameters: { in: string; name: string }[]; requestBody: { content: Record<string, { schema: { $ref: string } }> } } }>;
+  webhooks: Record<string, { post: { parameters: { in: string; name: string }[]; security: unknown[]; requestBody: { content: Record<string, { schema: { $ref: string } }> } } }>;
 }
 
 /** The document a client generator is given: valid OpenAPI 3.1, every operation named, secured and answered. */
@@ -62,7 +63,8 @@ describe('the OpenAPI document, for client generators', () => {
 
   it('asks for the session cookie or an API key on every route but the public ones, as each route declares', () => {
     const accessOf = new Map(t.app.declaredRoutes.map((r) => [`${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`, r.access]));
-    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['apiKey', 'session']);
+    // The two a caller uses; the other two describe how a receiver checks the events (the webhooks section).
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['apiKey', 'payloadHmac', 'session', 'standardWebhooks']);
     for (const { where, operation } of operations) {
       const access = accessOf.get(where);
       expect(access, `${where} is a registered route`).toBeDefined();
@@ -98,10 +100,16 @@ describe('the OpenAPI document, for client generators', () => {
     expect(Object.keys(document.webhooks).sort()).toEqual(['caseStatusChange', 'newCase', 'newMatch', 'ping', 'webhookDisabled']);
     for (const [eventType, item] of Object.entries(document.webhooks)) {
       const headers = item.post.parameters.filter((p) => p.in === 'header').map((p) => p.name);
-      expect(headers.sort()).toEqual(['webhook-id', 'webhook-signature', 'webhook-timestamp']);
+      expect(headers.sort()).toEqual(['User-Agent', 'X-Payload-HMAC', 'webhook-id', 'webhook-signature', 'webhook-timestamp']);
+      expect(item.post.security).toEqual([{ payloadHmac: [] }, { standardWebhooks: [] }]);
       const ref = item.post.requestBody.content['application/json']!.schema.$ref;
       expect(document.components.schemas[ref.replace('#/components/schemas/', '')]?.properties.eventType?.const).toBe(eventType);
     }
+  });
+
+  it('gives a caseStatusChange event the case statuses the API has', () => {
+    expect([...EVENT_CASE_STATUSES]).toEqual([...CASE_STATUSES]);
+    expect(document.components.schemas.CaseStatusChangeEvent).toBeDefined();
   });
 
   it('describes the payloads events.ts really renders', () => {

@@ -44,7 +44,7 @@ describe('receiver policy, end to end (issue 11)', () => {
     const { admin } = await start(DENY_LOOPBACK);
     const literal = await admin.post('/api/admin/webhooks', { url: receiver.url, secret: SECRET });
     expect(literal.status).toBe(400);
-    expect(literal.body).toEqual({ key: 'invalid_parameter', message: 'url points to 127.0.0.1, which the receiver policy denies (127.0.0.0/8 RECEIVER_DENY)' });
+    expect(literal.body).toEqual({ key: 'invalid_parameter', message: 'url points to 127.0.0.1, which the receiver policy denies (127.0.0.0/8 RECEIVER_DENY)', field: 'url' });
     // Another spelling of the same address: URL parsing reads it as 127.0.0.1 before the policy does.
     const hex = await admin.post('/api/admin/webhooks', { url: receiver.url.replace('127.0.0.1', '0x7f000001'), secret: SECRET });
     expect(hex.status).toBe(400);

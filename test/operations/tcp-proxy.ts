@@ -1,5 +1,8 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createDatabase } from '../../src/db/database.js';
+import { dropPgDatabase } from '../support/databases.js';
+import { openTestDatabase, type TestDatabase } from '../support/test-service.js';
 
 /**
  * A TCP proxy on loopback in front of the shared PostgreSQL, standing for the network between a service and its
@@ -62,4 +65,31 @@ export class TcpProxy {
     this.cut();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
+}
+
+/**
+ * This test file's PostgreSQL database, reached through a TcpProxy: cutting the proxy takes the database away from
+ * the service on it alone. Disposing closes the proxy and drops the database.
+ */
+export async function openTestDatabaseBehindProxy(): Promise<{ testDb: TestDatabase; proxy: TcpProxy }> {
+  const direct = await openTestDatabase();
+  await direct.db.close();
+  const target = new URL(direct.url!);
+  const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
+  const proxied = new URL(direct.url!);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(proxy.port);
+  const db = await createDatabase({ databaseUrl: proxied.toString(), dataDir: '' });
+  const testDb: TestDatabase = {
+    db,
+    kind: 'postgres',
+    url: proxied.toString(),
+    async dispose() {
+      proxy.restore();
+      await db.close().catch(() => undefined);
+      await proxy.close();
+      await dropPgDatabase(new URL(direct.url!).pathname.slice(1));
+    },
+  };
+  return { testDb, proxy };
 }

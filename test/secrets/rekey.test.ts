@@ -11,7 +11,7 @@ import { cli, dbEnv } from '../cli/cli-support.js';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { runCli, stopCli, waitUntil } from '../support/processes.js';
 import { TestReceiver } from '../support/receiver.js';
-import { openTestDatabase, startTestService, type TestDatabase, type TestService } from '../support/test-service.js';
+import { ADMIN_PASSWORD, openTestDatabase, startTestService, type TestDatabase, type TestService } from '../support/test-service.js';
 
 const onPostgres = process.env.TEST_DB === 'postgres';
 
@@ -161,7 +161,7 @@ describe('alert-webhooks rekey', () => {
     // The old key alone opens nothing any more: `serve` refuses in one line, naming key ids only. (On PostgreSQL only:
     // an embedded process takes long to start on a busy machine, and the in-process refusal is tested on both.)
     if (!onPostgres) return;
-    const serveA = runCli(['serve'], { ...dbEnv(testDb), ...NO_KEYS, SECRETS_KEY: keyA, ROLE: 'all', HOST: '127.0.0.1', PORT: '0' });
+    const serveA = runCli(['serve'], { ...dbEnv(testDb), ...NO_KEYS, SECRETS_KEY: keyA, ROLE: 'all', HOST: '127.0.0.1', PORT: '0', ADMIN_PASSWORD });
     const refused = await serveA.finished.finally(() => stopCli(serveA, 'SIGKILL'));
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(

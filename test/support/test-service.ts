@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, inject } from 'vitest';
+import { initialPasswordPath } from '../../src/auth/initial-password.js';
 import { readProcessConfig } from '../../src/env.js';
 import { createDatabase, type Database } from '../../src/db/database.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import { decodeSecretsKey, keyringOf, type Keyring } from '../../src/secrets/keyring.js';
 import { startService, type Service } from '../../src/service.js';
 import { copyPgliteTemplate, createPgDatabase, dropPgDatabase, removeDir } from './databases.js';
@@ -128,6 +129,8 @@ export interface TestServiceOptions {
   /** Reuse a database (a restart); otherwise the file gets a fresh one, disposed on close. */
   testDb?: TestDatabase;
   announce?: (line: string) => void;
+  /** Where the service logs (default: silent, or LOG_LEVEL to stdout). */
+  logger?: Logger;
 }
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
@@ -148,15 +151,15 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const announced: string[] = [];
   const service = await startService({
     config,
-    logger: createLogger(process.env.LOG_LEVEL ?? 'silent'),
+    logger: options.logger ?? createLogger(process.env.LOG_LEVEL ?? 'silent'),
     db: testDb.db,
     announce: (line) => {
       announced.push(line);
       options.announce?.(line);
     },
   });
-  // A generated admin password is only in what the service printed.
-  const adminPassword = config.adminPassword ?? /password (\S+)/.exec(announced.join('\n'))?.[1] ?? '';
+  // A generated admin password is in DATA_DIR (the line printed says where), or printed where that cannot be written.
+  const adminPassword = config.adminPassword ?? readGeneratedPassword(config.dataDir, announced.join('\n'));
   const admin = await signIn(service.app, 'admin', adminPassword);
   return {
     service,
@@ -177,6 +180,12 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       if (graphDir) removeDir(graphDir);
     },
   };
+}
+
+function readGeneratedPassword(dataDir: string, printed: string): string {
+  const file = initialPasswordPath(dataDir);
+  if (printed.includes(file)) return readFileSync(file, 'utf8').trim();
+  return /password (\S+)/.exec(printed)?.[1] ?? '';
 }
 
 /** A database for the enclosing `describe` (or file), as `openTestDatabase`: opened before its tests, disposed after. */

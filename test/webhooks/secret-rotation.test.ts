@@ -164,7 +164,7 @@ describe('secret rotation', () => {
     try {
       const response = await t.admin.post(`/api/admin/webhooks/${hook.id}/secret`, body);
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ key: 'invalid_parameter', message });
+      expect(response.body).toEqual({ key: 'invalid_parameter', message, field: expect.any(String) });
       const request = await deliverOne();
       expect(String(request.headers['webhook-signature']).split(' ')).toHaveLength(1);
       expect(libraryAccepts(OLD_SECRET, request)).toBe(true);

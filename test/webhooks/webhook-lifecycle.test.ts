@@ -160,7 +160,7 @@ describe('a webhook changed, paused and enabled again, its history kept', () => 
       const before = await read(hook.id);
       const response = await t.admin.patch(`/api/admin/webhooks/${hook.id}`, body);
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ key, message });
+      expect(response.body).toEqual({ key, message, ...(key === 'invalid_parameter' ? { field: expect.any(String) } : {}) });
       expect(await read(hook.id)).toEqual(before);
     } finally {
       await t.admin.delete(`/api/admin/webhooks/${hook.id}`);
@@ -177,7 +177,7 @@ describe('a webhook changed, paused and enabled again, its history kept', () => 
     ] as const) {
       const response = await t.admin.post('/api/admin/webhooks', { secret: SECRET, ...body });
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ key: 'invalid_parameter', message });
+      expect(response.body).toEqual({ key: 'invalid_parameter', message, field: expect.any(String) });
     }
     expect(await count()).toBe(before);
   });

@@ -7,20 +7,14 @@ import { describeCron } from '../cron';
 import { formatDuration } from '../format';
 import type { WebhookSettings } from '../types';
 
-const FIELDS = ['enabled', 'deliveryFrequency', 'cleanupFrequency', 'deliveryRetentionDelayMs', 'failedDeliveryRetentionDelayMs', 'requestTimeoutMs', 'retryScheduleMs', 'autoDisableAfterMs'] as const;
-type FieldName = (typeof FIELDS)[number];
+const FIELDS = ['enabled', 'deliveryFrequency', 'cleanupFrequency', 'deliveryRetentionDelayMs', 'failedDeliveryRetentionDelayMs', 'requestTimeoutMs', 'retryScheduleMs', 'autoDisableAfterMs'] as const satisfies readonly (keyof WebhookSettings)[];
 
-/** What the form holds: text as typed, so a bad value reaches the API and comes back with the API's message. */
-interface Form {
-  enabled: boolean;
-  deliveryFrequency: string;
-  cleanupFrequency: string;
-  deliveryRetentionDelayMs: string;
-  failedDeliveryRetentionDelayMs: string;
-  requestTimeoutMs: string;
-  retryScheduleMs: string;
-  autoDisableAfterMs: string;
-}
+/**
+ * What the form holds, derived from the server's settings type: a switch for a boolean, text as typed for the rest, so
+ * a bad value reaches the API and comes back with the API's message. A new setting fails to compile here until the
+ * form shows it.
+ */
+type Form = { [K in keyof WebhookSettings]: WebhookSettings[K] extends boolean ? boolean : string };
 
 const toForm = (s: WebhookSettings): Form => ({
   ...s,
@@ -73,7 +67,7 @@ const scheduleReading = (text: string) => {
 /** The webhooks section of the configuration: GET /api/config, saved whole by POST /api/config. */
 export function SettingsPage() {
   const [form, setForm] = useState<Form>();
-  const [errors, setErrors] = useState<Partial<Record<FieldName | 'form', string>>>({});
+  const [errors, setErrors] = useState<Partial<Record<keyof Form | 'form', string>>>({});
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
   const enabledId = useId();
@@ -110,7 +104,7 @@ export function SettingsPage() {
       await load();
     } catch (err) {
       const message = messageOf(err);
-      setErrors({ [fieldOf(message, FIELDS) ?? 'form']: message });
+      setErrors({ [fieldOf(err, FIELDS) ?? 'form']: message });
     } finally {
       setBusy(false);
     }

@@ -45,7 +45,7 @@ function Users() {
       void load();
     } catch (err) {
       const message = messageOf(err);
-      setErrors({ [fieldOf(message, USER_FIELDS) ?? 'form']: message });
+      setErrors({ [fieldOf(err, USER_FIELDS) ?? 'form']: message });
     }
   };
   const set = (name: keyof typeof form) => (e: Event) => setForm({ ...form, [name]: (e.currentTarget as HTMLInputElement).value });

@@ -41,7 +41,7 @@ export function EditWebhook({ webhook, sources, onSaved }: { webhook: Webhook; s
       setSaved(true);
     } catch (err) {
       const message = messageOf(err);
-      const field = err instanceof ApiError && err.key === 'dataSource_unavailable' ? 'events' : fieldOf(message, EDIT_FIELDS);
+      const field = err instanceof ApiError && err.key === 'dataSource_unavailable' ? 'events' : fieldOf(err, EDIT_FIELDS);
       setErrors({ [field ?? 'form']: message });
     } finally {
       setBusy(false);

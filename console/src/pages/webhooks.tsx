@@ -145,7 +145,7 @@ function CreateWebhook({ sources, onCreated }: { sources: DataSource[]; onCreate
       onCreated(webhook);
     } catch (err) {
       const message = messageOf(err);
-      const field = err instanceof ApiError && err.key === 'dataSource_unavailable' ? 'events' : fieldOf(message, FIELDS);
+      const field = err instanceof ApiError && err.key === 'dataSource_unavailable' ? 'events' : fieldOf(err, FIELDS);
       setErrors({ [field ?? 'form']: message });
     } finally {
       setBusy(false);
