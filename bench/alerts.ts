@@ -7,11 +7,10 @@
  * alone. Then two alerts, a small and a large one (one edge pattern, cut by amount), each run once with
  * waitForRun on a freshly started service (so each peak RSS is that run's own), the large one then run again
  * unchanged. Beside them, the bare queries on Kùzu called directly in this process on a copy of the graph,
- * reading every row as the service's Kùzu process does (the ceiling). Figures go to bench/results/alerts-latest.json; bench/README.md ("Alerts") says
- * how to read them.
+ * reading every row as the service's Kùzu process does (the ceiling). Figures go to
+ * bench/results/alerts-latest.json; bench/README.md ("Alerts") says how to read them.
  */
-import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +19,7 @@ import pg from 'pg';
 import { AdminClient } from './lib/api.js';
 import { buildService } from './lib/build.js';
 import { generateGraph } from './lib/graph-csv.js';
+import { graphLoad, kuzuChildPid } from './lib/graph-load.js';
 import { median, phase, round } from './lib/progress.js';
 import { peakRssMb } from './lib/rss.js';
 import { ServiceProcess } from './lib/service.js';
@@ -42,28 +42,6 @@ const MAX_MATCHES = 1_000_000;
 // One transfer a match; its case is the sender (target `a`): a sender's first match opens its case (newCase),
 // its others add to it (newMatch).
 const queryBelow = (amount: number) => `MATCH (a:Account)-[t:TRANSFER]->(b:Account) WHERE t.amount < ${amount} RETURN a, t, b`;
-
-/** `node <cli> graph load …` with the service stopped; answers what it printed. */
-function graphLoad(cli: string, env: Record<string, string>, files: { accounts: string; transfers: string }): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, 'graph', 'load', SOURCE, '--nodes', `Account=${files.accounts}`, '--edges', `TRANSFER=${files.transfers}`], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`graph load exited with ${code}: ${out}`))));
-  });
-}
-
-/** The service's Kùzu process: its one child (Linux /proc). */
-function kuzuChildPid(servicePid: number): number {
-  const children = readFileSync(`/proc/${servicePid}/task/${servicePid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  if (children.length !== 1) throw new Error(`expected the service to have one child (its Kùzu process), found ${children.length}`);
-  return children[0]!;
-}
 
 interface RunRecord {
   outcome: string;
@@ -140,7 +118,7 @@ try {
   await stopService();
 
   phase('loading the CSV files with `graph load`');
-  const printed = await graphLoad(build.cli, env, { accounts: graph.accountsFile, transfers: graph.transfersFile });
+  const printed = await graphLoad(build.cli, env, SOURCE, { accounts: graph.accountsFile, transfers: graph.transfersFile });
   const loadedEdges = Number(/edges TRANSFER: ([\d,]+)/.exec(printed)?.[1]?.replaceAll(',', ''));
   if (loadedEdges !== PLAN.edges) throw new Error(`graph load printed an unexpected report: ${printed}`);
 
