@@ -7,8 +7,7 @@
  * RSS of the service and of its Kùzu process with the graph open. Figures go to bench/results/graph-latest.json;
  * bench/README.md ("Graph") says how to read them.
  */
-import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +15,7 @@ import kuzu from 'kuzu';
 import { AdminClient } from './lib/api.js';
 import { buildService } from './lib/build.js';
 import { generateGraph } from './lib/graph-csv.js';
+import { graphLoad, kuzuChildPid } from './lib/graph-load.js';
 import { median, phase, round } from './lib/progress.js';
 import { peakRssMb } from './lib/rss.js';
 import { ServiceProcess } from './lib/service.js';
@@ -34,28 +34,6 @@ const GRAPH_MEMORY_MB = process.env.GRAPH_MEMORY_MB ?? '256';
 const START_ACCOUNTS = 20;
 const QUERY = `MATCH (a:Account)-[t1:TRANSFER]->(b:Account)-[t2:TRANSFER]->(c:Account) WHERE a.id < ${START_ACCOUNTS} RETURN a, t1, b, t2, c`;
 const LIMIT = 10_000;
-
-/** `node <cli> graph load …` with the service stopped; answers what it printed. */
-function graphLoad(cli: string, env: Record<string, string>, files: { accounts: string; transfers: string }): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, 'graph', 'load', SOURCE, '--nodes', `Account=${files.accounts}`, '--edges', `TRANSFER=${files.transfers}`], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`graph load exited with ${code}: ${out}`))));
-  });
-}
-
-/** The service's Kùzu process: its one child (Linux /proc). */
-function kuzuChildPid(servicePid: number): number {
-  const children = readFileSync(`/proc/${servicePid}/task/${servicePid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  if (children.length !== 1) throw new Error(`expected the service to have one child (its Kùzu process), found ${children.length}`);
-  return children[0]!;
-}
 
 async function timed(run: () => Promise<void>): Promise<number> {
   const started = performance.now();
@@ -84,7 +62,7 @@ try {
   await service.stop();
 
   phase('loading the CSV files with `graph load`');
-  const printed = await graphLoad(build.cli, env, { accounts: graph.accountsFile, transfers: graph.transfersFile });
+  const printed = await graphLoad(build.cli, env, SOURCE, { accounts: graph.accountsFile, transfers: graph.transfersFile });
   const loadedEdges = Number(/edges TRANSFER: ([\d,]+)/.exec(printed)?.[1]?.replaceAll(',', ''));
   const loadSeconds = Number(/ in ([\d.]+) s /.exec(printed)?.[1]);
   if (loadedEdges !== PLAN.edges || !(loadSeconds > 0)) throw new Error(`graph load printed an unexpected report: ${printed}`);

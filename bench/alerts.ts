@@ -1,0 +1,251 @@
+/**
+ * The alert bench: `npm run bench:alerts [-- --quick] [--out FILE]`. Generates a transfer graph (1,000,000 edges;
+ * --quick: 20,000) with bench/lib/graph-csv.ts, loads it into a data source's embedded graph with
+ * `alert-webhooks graph load`, on a service whose database is PostgreSQL (a throwaway database of its own on
+ * BENCH_PG_URL's server) with ONE webhook subscribed to the source's newCase and newMatch. Delivery is off
+ * (deliveryFrequency 'none'): each event's delivery row is written, nothing is sent, so the figure is the recording's
+ * alone. Then two alerts, a small and a large one (one edge pattern, cut by amount), each run once with
+ * waitForRun on a freshly started service (so each peak RSS is that run's own), the large one then run again
+ * unchanged. Beside them, the bare queries on Kùzu called directly in this process on a copy of the graph,
+ * reading every row as the service's Kùzu process does (the ceiling). Figures go to
+ * bench/results/alerts-latest.json; bench/README.md ("Alerts") says how to read them.
+ */
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import kuzu from 'kuzu';
+import pg from 'pg';
+import { AdminClient } from './lib/api.js';
+import { buildService } from './lib/build.js';
+import { generateGraph } from './lib/graph-csv.js';
+import { graphLoad, kuzuChildPid } from './lib/graph-load.js';
+import { median, phase, round } from './lib/progress.js';
+import { peakRssMb } from './lib/rss.js';
+import { ServiceProcess } from './lib/service.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const outIndex = args.indexOf('--out');
+const outFile = path.resolve(outIndex >= 0 && args[outIndex + 1] ? args[outIndex + 1]! : path.join(ROOT, 'bench/results/alerts-latest.json'));
+const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const GRAPH_MEMORY_MB = process.env.GRAPH_MEMORY_MB ?? '256';
+const ADMIN_PASSWORD = 'bench-admin-password';
+const SOURCE = 'bench';
+// Amounts are uniform in [0, 1000): `amount < x` keeps x/1000 of the edges. The large alert finds 60,000 matches
+// of 1,000,000 edges (1,200 of 20,000 in --quick), the small one 10,000 (200).
+const PLAN = quick
+  ? { accounts: 2_000, edges: 20_000, smallBelow: 10, largeBelow: 60, ceilingRounds: 3 }
+  : { accounts: 200_000, edges: 1_000_000, smallBelow: 10, largeBelow: 60, ceilingRounds: 3 };
+const MAX_MATCHES = 1_000_000;
+// One transfer a match; its case is the sender (target `a`): a sender's first match opens its case (newCase),
+// its others add to it (newMatch).
+const queryBelow = (amount: number) => `MATCH (a:Account)-[t:TRANSFER]->(b:Account) WHERE t.amount < ${amount} RETURN a, t, b`;
+
+interface RunRecord {
+  outcome: string;
+  durationMs: number;
+  rowsRead: number;
+  matchesNew: number;
+  matchesSeen: number;
+  casesOpened: number;
+  eventsEmitted: number;
+}
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'aw-alert-bench-'));
+const dataDir = path.join(dir, 'data');
+mkdirSync(dataDir);
+const dbName = `aw_alert_bench_${process.pid}`;
+const dbUrl = new URL(PG_URL);
+dbUrl.pathname = `/${dbName}`;
+const env = {
+  DATA_DIR: dataDir,
+  DATABASE_URL: dbUrl.toString(),
+  ADMIN_PASSWORD,
+  PUBLIC_BASE_URL: 'http://localhost:3000',
+  GRAPH_MEMORY_MB,
+  ALERTS_MAX_MATCHES_LIMIT: String(MAX_MATCHES),
+};
+const onServer = async (sql: string) => {
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+};
+const loadAverage = () => os.loadavg().map((l) => round(l, 2));
+
+phase('building the service');
+const build = await buildService();
+let service: ServiceProcess | undefined;
+let api: AdminClient | undefined;
+let database: kuzu.Database | undefined;
+let conn: kuzu.Connection | undefined;
+await onServer(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+await onServer(`CREATE DATABASE ${dbName}`);
+const db = new pg.Client({ connectionString: dbUrl.toString() });
+try {
+  const loadAtStart = loadAverage();
+  phase(`generating ${PLAN.edges.toLocaleString('en')} edges between ${PLAN.accounts.toLocaleString('en')} accounts`);
+  const graph = await generateGraph(dir, PLAN.accounts, PLAN.edges);
+
+  const startService = async () => {
+    service = await ServiceProcess.start(build.cli, env);
+    api = new AdminClient(service.baseUrl);
+    await api.signIn(ADMIN_PASSWORD);
+    return api;
+  };
+  const stopService = async () => {
+    await api?.close();
+    await service?.stop();
+    api = undefined;
+    service = undefined;
+  };
+
+  phase('creating the data source and its webhook (delivery off)');
+  let a = await startService();
+  await a.settings({ deliveryFrequency: 'none', cleanupFrequency: 'none' });
+  await a.call('POST', '/api/admin/sources', { key: SOURCE, name: 'Bench', graph: { vendor: 'embedded' } });
+  // Never called: delivery is off. On loopback all the same (the discard port), as every bench URL.
+  await a.call('POST', '/api/admin/webhooks', {
+    url: 'http://127.0.0.1:9/alert-bench',
+    secret: 'alert-bench-webhook-secret',
+    events: [{ eventType: 'newCase', sourceKey: SOURCE }, { eventType: 'newMatch', sourceKey: SOURCE }],
+  });
+  await stopService();
+
+  phase('loading the CSV files with `graph load`');
+  const printed = await graphLoad(build.cli, env, SOURCE, { accounts: graph.accountsFile, transfers: graph.transfersFile });
+  const loadedEdges = Number(/edges TRANSFER: ([\d,]+)/.exec(printed)?.[1]?.replaceAll(',', ''));
+  if (loadedEdges !== PLAN.edges) throw new Error(`graph load printed an unexpected report: ${printed}`);
+
+  // The ceiling: Kùzu in this process on a copy (the service's Kùzu process holds the original's lock), every row read.
+  phase('the bare queries on Kùzu directly (the ceiling)');
+  const ceilingFolder = path.join(dir, 'ceiling-graph');
+  cpSync(path.join(dataDir, 'graphs', SOURCE, 'graph'), ceilingFolder, { recursive: true });
+  database = new kuzu.Database(ceilingFolder, Number(GRAPH_MEMORY_MB) * 1024 * 1024, true, true);
+  conn = new kuzu.Connection(database);
+  const bare = async (below: number) => {
+    const rounds: number[] = [];
+    let rows = 0;
+    for (let i = 0; i < PLAN.ceilingRounds + 1; i++) {
+      const started = performance.now();
+      const answer = await conn!.query(queryBelow(below));
+      const result = Array.isArray(answer) ? answer[0]! : answer;
+      // Read as the service's Kùzu process reads (getNextSync: kuzu's getAll awaits a thread-pool trip per row,
+      // 6-12 s for the large query's 60,000 rows where this takes a fraction of it), each row made and let go.
+      rows = 0;
+      while (result.hasNext()) {
+        result.getNextSync();
+        rows++;
+      }
+      // The first round warms the buffer pool; the median of the others counts.
+      if (i > 0) rounds.push(performance.now() - started);
+    }
+    return { rows, ms: median(rounds), rounds: rounds.map((r) => Math.round(r)) };
+  };
+  const bareSmall = await bare(PLAN.smallBelow);
+  const bareLarge = await bare(PLAN.largeBelow);
+  await conn.close();
+  await database.close();
+  conn = undefined;
+  database = undefined;
+
+  // The alerts' queries are checked on the graph: created once it is loaded, then the service starts afresh.
+  phase('creating the alerts');
+  a = await startService();
+  const createAlert = async (title: string, below: number) =>
+    (await a.call<{ id: number }>('POST', `/api/admin/${SOURCE}/alerts`, { title, queries: [{ name: title, query: queryBelow(below), dialect: 'cypher' }], target: 'a', maxMatches: MAX_MATCHES })).id;
+  const smallAlert = await createAlert(`Transfers under ${PLAN.smallBelow}`, PLAN.smallBelow);
+  const largeAlert = await createAlert(`Transfers under ${PLAN.largeBelow}`, PLAN.largeBelow);
+  await stopService();
+
+  await db.connect();
+  const counts = async () => {
+    const { rows } = await db.query<{ cases: string; matches: string; events: string; deliveries: string }>(
+      `SELECT (SELECT count(*) FROM cases) AS cases, (SELECT count(*) FROM alert_matches) AS matches,
+              (SELECT count(*) FROM webhook_events) AS events, (SELECT count(*) FROM webhook_deliveries) AS deliveries`,
+    );
+    const r = rows[0]!;
+    return { cases: Number(r.cases), matches: Number(r.matches), events: Number(r.events), deliveries: Number(r.deliveries) };
+  };
+  /** One run with waitForRun: its wall time as the caller sees it and the run's own record. */
+  const runAlert = async (alertId: number) => {
+    const before = await counts();
+    const loadBefore = loadAverage();
+    const started = performance.now();
+    const answer = await api!.call<{ alreadyRunning: boolean }>('POST', `/api/admin/${SOURCE}/alerts/${alertId}/run`, { waitForRun: true });
+    const wallMs = Math.round(performance.now() - started);
+    if (answer.alreadyRunning) throw new Error(`alert ${alertId} was already running`);
+    const { items } = await api!.call<{ items: RunRecord[] }>('GET', `/api/${SOURCE}/alerts/${alertId}/runs?limit=1`);
+    const run = items[0]!;
+    if (run.outcome !== 'ok') throw new Error(`the run of alert ${alertId} ended ${run.outcome}`);
+    const after = await counts();
+    const added = { cases: after.cases - before.cases, matches: after.matches - before.matches, events: after.events - before.events, deliveries: after.deliveries - before.deliveries };
+    return { wallMs, run, added, loadBefore, matchesPerSecond: Math.round(run.matchesNew / (wallMs / 1000)) };
+  };
+
+  const sized = async (label: string, alertId: number, rerun: boolean) => {
+    phase(`${label} alert: run on a fresh service`);
+    a = await startService();
+    const first = await runAlert(alertId);
+    // The peaks of the first run alone, so the two sizes compare.
+    const memory = { servicePeakRssMb: service!.peakRssMb(), kuzuPeakRssMb: peakRssMb(kuzuChildPid(service!.child.pid!)) };
+    let again: Awaited<ReturnType<typeof runAlert>>[] = [];
+    if (rerun) {
+      phase(`${label} alert: unchanged reruns`);
+      again = [await runAlert(alertId), await runAlert(alertId)];
+    }
+    await stopService();
+    return { first, again, memory };
+  };
+  const small = await sized('small', smallAlert, false);
+  const large = await sized('large', largeAlert, true);
+  if (large.first.run.matchesNew !== bareLarge.rows || small.first.run.matchesNew !== bareSmall.rows) {
+    throw new Error(`the runs recorded other matches than the bare queries found: ${small.first.run.matchesNew}/${bareSmall.rows}, ${large.first.run.matchesNew}/${bareLarge.rows}`);
+  }
+  const rerunMs = median(large.again.map((r) => r.wallMs));
+
+  const figures = {
+    mode: quick ? 'quick' : 'default',
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, memoryMb: Math.round(os.totalmem() / 2 ** 20), node: process.version, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAverage() },
+    settings: { ...PLAN, graphMemoryMb: Number(GRAPH_MEMORY_MB), database: 'postgres', webhooks: 1, deliveryFrequency: 'none', smallQuery: queryBelow(PLAN.smallBelow), largeQuery: queryBelow(PLAN.largeBelow) },
+    load: { nodes: PLAN.accounts, edges: loadedEdges },
+    bare: { small: bareSmall, large: bareLarge },
+    runs: {
+      small: { ...small.first, ratioToBare: round(small.first.wallMs / bareSmall.ms, 2) },
+      large: { ...large.first, ratioToBare: round(large.first.wallMs / bareLarge.ms, 2) },
+    },
+    rerun: {
+      wallMs: rerunMs,
+      runs: large.again.map((r) => ({ wallMs: r.wallMs, durationMs: r.run.durationMs, eventsEmitted: r.run.eventsEmitted, matchesSeen: r.run.matchesSeen, added: r.added, loadBefore: r.loadBefore })),
+      events: large.again.reduce((sum, r) => sum + r.run.eventsEmitted, 0),
+      ratioToBare: round(rerunMs / bareLarge.ms, 2),
+    },
+    memory: { small: small.memory, large: large.memory },
+  };
+  writeFileSync(outFile, `${JSON.stringify(figures, null, 2)}\n`);
+  const line = (label: string, r: typeof figures.runs.small, b: typeof bareSmall) =>
+    `${label}: ${r.run.matchesNew.toLocaleString('en')} matches, ${r.added.cases.toLocaleString('en')} cases, ${r.added.events.toLocaleString('en')} events, ${r.added.deliveries.toLocaleString('en')} deliveries in ${r.wallMs} ms (run ${r.run.durationMs} ms): ${r.matchesPerSecond.toLocaleString('en')} matches/s; bare query ${b.ms} ms (×${r.ratioToBare})`;
+  console.log(`
+Alert Webhooks alert bench (${figures.mode}), PostgreSQL, 1 webhook, delivery off, GRAPH_MEMORY_MB=${GRAPH_MEMORY_MB}, load ${loadAtStart.join(' ')}
+graph: ${PLAN.accounts.toLocaleString('en')} accounts, ${loadedEdges.toLocaleString('en')} transfers
+${line('small run', figures.runs.small, bareSmall)}
+${line('large run', figures.runs.large, bareLarge)}
+unchanged rerun: ${rerunMs} ms (median of ${large.again.length}), ${figures.rerun.events} events: ×${figures.rerun.ratioToBare} the bare query
+peak RSS, small run: service ${small.memory.servicePeakRssMb} MB, Kùzu ${small.memory.kuzuPeakRssMb} MB; large run: service ${large.memory.servicePeakRssMb} MB, Kùzu ${large.memory.kuzuPeakRssMb} MB
+figures written to ${path.relative(process.cwd(), outFile)}`);
+} finally {
+  await db.end().catch(() => undefined);
+  await conn?.close().catch(() => undefined);
+  await database?.close().catch(() => undefined);
+  await api?.close().catch(() => undefined);
+  await service?.stop().catch(() => undefined);
+  build.dispose();
+  rmSync(dir, { recursive: true, force: true });
+  await onServer(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+}

@@ -1,0 +1,49 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../support/processes.js';
+
+// The alert bench runs (quick: 20,000 edges) and reports every figure. No figure is judged here: they are the
+// bench's to report (bench/README.md, "Alerts"). The bench's service is always on PostgreSQL; in test/graph/, so it
+// runs once (the postgres project leaves test/graph/ out).
+describe('alert benchmark harness', () => {
+  it('runs --quick: records both alerts\' matches as the bare queries found them, reruns with no event, and writes every figure', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'aw-alert-bench-test-'));
+    const out = path.join(dir, 'alerts.json');
+    try {
+      const code = await new Promise<number | null>((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'bench/alerts.ts', '--quick', '--out', out], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+        child.on('exit', (exitCode) => {
+          if (exitCode !== 0) console.error(stderr);
+          resolve(exitCode);
+        });
+      });
+      expect(code).toBe(0);
+      const report = JSON.parse(readFileSync(out, 'utf8'));
+      expect(report.mode).toBe('quick');
+      expect(report.load.edges).toBe(report.settings.edges);
+      for (const size of ['small', 'large'] as const) {
+        const { run, added, matchesPerSecond, ratioToBare } = report.runs[size];
+        // Every row the bare query read became a match, an event and (one webhook) a delivery.
+        expect(run.matchesNew).toBe(report.bare[size].rows);
+        expect(added.matches).toBe(run.matchesNew);
+        expect(added.events).toBe(run.matchesNew);
+        expect(added.deliveries).toBe(run.matchesNew);
+        expect(added.cases).toBe(run.casesOpened);
+        expect(matchesPerSecond > 0 && ratioToBare > 0).toBe(true);
+        for (const name of ['servicePeakRssMb', 'kuzuPeakRssMb']) expect(report.memory[size][name]).toBeGreaterThan(0);
+      }
+      expect(report.runs.large.run.matchesNew).toBeGreaterThan(report.runs.small.run.matchesNew);
+      // The unchanged reruns emitted nothing and wrote no row.
+      expect(report.rerun.events).toBe(0);
+      for (const again of report.rerun.runs) expect(again.added).toEqual({ cases: 0, matches: 0, events: 0, deliveries: 0 });
+      expect(report.rerun.ratioToBare).toBeGreaterThan(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 900_000);
+});
