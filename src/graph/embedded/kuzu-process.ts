@@ -22,7 +22,6 @@ interface Run {
   maxRows: number;
   batchRows: number;
   sent: number;
-  known: Map<string, string>;
   readAt: number;
 }
 
@@ -73,7 +72,7 @@ async function start(message: Extract<ParentMessage, { t: 'run' }>): Promise<voi
     const statement = await conn.prepare(message.query);
     if (!statement.isSuccess()) throw new Error(statement.getErrorMessage());
     const result = single(await conn.execute(statement, message.params as Record<string, KuzuValue>));
-    runs.set(message.id, { conn, result, readOnly: message.readOnly, maxRows: message.maxRows, batchRows: message.batchRows, sent: 0, known: new Map(), readAt: Date.now() });
+    runs.set(message.id, { conn, result, readOnly: message.readOnly, maxRows: message.maxRows, batchRows: message.batchRows, sent: 0, readAt: Date.now() });
     send({ t: 'started', id: message.id, columns: await result.getColumnNames() });
   } catch (err) {
     await release(conn, message.readOnly);
@@ -91,7 +90,9 @@ async function next(id: number): Promise<void> {
     const rows: Record<string, KuzuValue>[] = [];
     while (rows.length < run.batchRows && run.sent + rows.length < run.maxRows && run.result.hasNext()) rows.push(run.result.getNextSync()!);
     run.sent += rows.length;
-    const wire = await catalogue.toWireRows(run.conn, rows, run.readAt, run.known);
+    // Ids resolved for this batch only: kept for the whole run, they grew with its distinct nodes (memory that grew
+    // with the number of matches); an edge whose ends are only in an earlier batch is looked up again instead.
+    const wire = await catalogue.toWireRows(run.conn, rows, run.readAt, new Map());
     const more = run.result.hasNext();
     const done = !more || run.sent >= run.maxRows;
     if (done) await finish(id);
