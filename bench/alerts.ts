@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import kuzu from 'kuzu';
+import type { AlertRunRecord } from '../src/alerts/alerts.js';
 import pg from 'pg';
 import { AdminClient } from './lib/api.js';
 import { buildService } from './lib/build.js';
@@ -43,15 +44,7 @@ const MAX_MATCHES = 1_000_000;
 // its others add to it (newMatch).
 const queryBelow = (amount: number) => `MATCH (a:Account)-[t:TRANSFER]->(b:Account) WHERE t.amount < ${amount} RETURN a, t, b`;
 
-interface RunRecord {
-  outcome: string;
-  durationMs: number;
-  rowsRead: number;
-  matchesNew: number;
-  matchesSeen: number;
-  casesOpened: number;
-  eventsEmitted: number;
-}
+type RunRecord = Pick<AlertRunRecord, 'outcome' | 'durationMs' | 'rowsRead' | 'matchesNew' | 'matchesSeen' | 'casesOpened' | 'eventsEmitted'>;
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'aw-alert-bench-'));
 const dataDir = path.join(dir, 'data');

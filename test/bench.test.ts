@@ -1,9 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from './support/processes.js';
+import { runBenchScript } from './support/bench-script.js';
 
 // The benchmark harness runs (quick mode, on this project's database) and reports every figure.
 // No timing is asserted: figures are the harness's to report, not the suite's to judge.
@@ -13,18 +12,7 @@ describe('benchmark harness', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'aw-bench-test-'));
     const out = path.join(dir, 'results.json');
     try {
-      const code = await new Promise<number | null>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--quick', '--db', kind, '--out', out], {
-          cwd: REPO_ROOT,
-          stdio: ['ignore', 'ignore', 'pipe'],
-        });
-        let stderr = '';
-        child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-        child.on('exit', (exitCode) => {
-          if (exitCode !== 0) console.error(stderr);
-          resolve(exitCode);
-        });
-      });
+      const code = await runBenchScript('run.ts', ['--quick', '--db', kind, '--out', out]);
       expect(code).toBe(0);
       const report = JSON.parse(readFileSync(out, 'utf8'));
       expect(report.mode).toBe('quick');

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../support/processes.js';
+import { runBenchScript } from '../support/bench-script.js';
 
 // The alert bench runs (quick: 20,000 edges) and reports every figure. No figure is judged here: they are the
 // bench's to report (bench/README.md, "Alerts"). The bench's service is always on PostgreSQL; in test/graph/, so it
@@ -13,15 +12,7 @@ describe('alert benchmark harness', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'aw-alert-bench-test-'));
     const out = path.join(dir, 'alerts.json');
     try {
-      const code = await new Promise<number | null>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'bench/alerts.ts', '--quick', '--out', out], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-        let stderr = '';
-        child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-        child.on('exit', (exitCode) => {
-          if (exitCode !== 0) console.error(stderr);
-          resolve(exitCode);
-        });
-      });
+      const code = await runBenchScript('alerts.ts', ['--quick', '--out', out]);
       expect(code).toBe(0);
       const report = JSON.parse(readFileSync(out, 'utf8'));
       expect(report.mode).toBe('quick');

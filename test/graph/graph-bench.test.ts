@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../support/processes.js';
+import { runBenchScript } from '../support/bench-script.js';
 
 // The graph bench runs (quick: 20,000 edges) and reports every figure. No figure is judged here: they are the
 // bench's to report (bench/README.md, "Graph"). In test/graph/, so it runs once (the bench's service is on PGlite).
@@ -12,15 +11,7 @@ describe('graph benchmark harness', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'aw-graph-bench-test-'));
     const out = path.join(dir, 'graph.json');
     try {
-      const code = await new Promise<number | null>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'bench/graph.ts', '--quick', '--out', out], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-        let stderr = '';
-        child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-        child.on('exit', (exitCode) => {
-          if (exitCode !== 0) console.error(stderr);
-          resolve(exitCode);
-        });
-      });
+      const code = await runBenchScript('graph.ts', ['--quick', '--out', out]);
       expect(code).toBe(0);
       const report = JSON.parse(readFileSync(out, 'utf8'));
       expect(report.mode).toBe('quick');
