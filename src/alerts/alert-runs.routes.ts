@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireUser } from '../auth/authenticate.js';
 import { invalidParameter } from '../errors.js';
+import { queryRefused } from '../graph/graph-source.js';
 import { Subgraph } from '../graph/items.js';
 import { errorResponses, pageOf, Paging } from '../http/schemas.js';
 import { claimAlert, runClaimedAlert, type RunDependencies } from './alert-run.js';
@@ -93,15 +94,19 @@ export const alertRunRoutes: FastifyPluginAsyncTypebox<AlertRunRoutesOptions> = 
       requireUser(request);
       const { graph } = await graphs.require(db, request.params.sourceKey);
       const columns = request.body.columns ?? [];
-      const stream = await graph.run(request.body.query, {
-        readOnly: true,
-        timeoutMs: Math.min(request.body.timeout ?? DEFAULT_PREVIEW_TIMEOUT_MS, limits.maxRuntimeMs),
-        maxRows: request.body.limit ?? DEFAULT_PREVIEW_LIMIT,
-      });
+      const stream = await graph
+        .run(request.body.query, {
+          readOnly: true,
+          timeoutMs: Math.min(request.body.timeout ?? DEFAULT_PREVIEW_TIMEOUT_MS, limits.maxRuntimeMs),
+          maxRows: request.body.limit ?? DEFAULT_PREVIEW_LIMIT,
+        })
+        .catch((err: unknown) => {
+          throw queryRefused(err, 'query');
+        });
       const target = request.body.target;
       if (target && !stream.columns.includes(target)) {
         await stream.close();
-        throw invalidParameter(`target "${target}" is not returned by the query, which returns ${stream.columns.join(', ')}`);
+        throw invalidParameter(`target "${target}" is not returned by the query, which returns ${stream.columns.join(', ')}`, 'target');
       }
       const rows = [];
       for await (const row of stream) {

@@ -51,9 +51,9 @@ export async function applyCaseAction(
   input: { action: CaseAction; comment?: string | undefined },
 ): Promise<void> {
   if (input.comment !== undefined && input.comment.length > MAX_COMMENT_LENGTH) {
-    throw invalidParameter(`comment must be at most ${MAX_COMMENT_LENGTH} characters`);
+    throw invalidParameter(`comment must be at most ${MAX_COMMENT_LENGTH} characters`, 'comment');
   }
-  if (input.action === 'comment' && !input.comment?.trim()) throw invalidParameter('comment must not be empty for the action "comment"');
+  if (input.action === 'comment' && !input.comment?.trim()) throw invalidParameter('comment must not be empty for the action "comment"', 'comment');
   await db.transaction(async (tx) => {
     const alert = await findAlert(tx, target.sourceKey, target.alertId, true);
     // FOR UPDATE: two concurrent changes of one case are applied one after the other, each judged on the other's result.

@@ -52,6 +52,15 @@ export class GraphError extends AppError {
   }
 }
 
+/**
+ * The engine refusing a query's text (a syntax error, a write where only reads are allowed) is about the request
+ * field that holds it: the error names that field so a form can show the message beside the query.
+ */
+export function queryRefused(err: unknown, field: string): unknown {
+  if (err instanceof GraphError && (err.key === 'bad_graph_request' || err.key === 'write_forbidden')) return new AppError(err.key, err.message, undefined, field);
+  return err;
+}
+
 /** Reads every row of a stream (for small answers: a node lookup, a test). */
 export async function allRows(stream: RowStream): Promise<GraphRow[]> {
   const rows: GraphRow[] = [];

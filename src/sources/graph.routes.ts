@@ -4,7 +4,7 @@ import { requireUser } from '../auth/authenticate.js';
 import { isAdmin } from '../auth/principal.js';
 import type { Database } from '../db/database.js';
 import { notFound } from '../errors.js';
-import { GraphError, type RowStream } from '../graph/graph-source.js';
+import { GraphError, queryRefused, type RowStream } from '../graph/graph-source.js';
 import { Subgraph } from '../graph/items.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -27,7 +27,6 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
   app.post(
     '/api/:sourceKey/graph/run/query',
     {
-      config: { access: 'user' },
       schema: {
         operationId: 'runQuery',
         tags: ['graph'],
@@ -66,14 +65,14 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
         return answer;
       } catch (err) {
         observe(err instanceof GraphError ? err.key : 'error');
-        throw err;
+        throw queryRefused(err, 'query');
       }
     },
   );
 
   app.get(
     '/api/:sourceKey/graph/nodes/:id',
-    { config: { access: 'user' }, schema: { operationId: 'getNode', tags: ['graph'], summary: 'One node of the graph', params: ItemParams, response: { 200: GraphNodeSchema, ...errorResponses(400, 401, 404, 503) } } },
+    { schema: { operationId: 'getNode', tags: ['graph'], summary: 'One node of the graph', params: ItemParams, response: { 200: GraphNodeSchema, ...errorResponses(400, 401, 404, 503) } } },
     async (request) => {
       requireUser(request);
       const { graph } = await graphs.require(db, request.params.sourceKey);
@@ -85,7 +84,7 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
 
   app.get(
     '/api/:sourceKey/graph/edges/:id',
-    { config: { access: 'user' }, schema: { operationId: 'getEdge', tags: ['graph'], summary: 'One edge of the graph', params: ItemParams, response: { 200: GraphEdgeSchema, ...errorResponses(400, 401, 404, 503) } } },
+    { schema: { operationId: 'getEdge', tags: ['graph'], summary: 'One edge of the graph', params: ItemParams, response: { 200: GraphEdgeSchema, ...errorResponses(400, 401, 404, 503) } } },
     async (request) => {
       requireUser(request);
       const { graph } = await graphs.require(db, request.params.sourceKey);
