@@ -1,0 +1,48 @@
+/**
+ * The outbox's API shapes (a delivery and its attempts) and the names they use (event types, delivery statuses),
+ * declared once, in a file of no Node import: the shapes of other domains take them, and the console reads their
+ * types.
+ */
+import { Type, type Static } from 'typebox';
+import { EVENT_PAYLOAD_MARK, Timestamp } from '../http/schemas.js';
+
+/** The events of Linkurious Enterprise: what a webhook created without `events` gets (LKE clients expect no more). */
+export const LKE_EVENT_TYPES = ['newCase', 'newMatch', 'caseStatusChange'] as const;
+/** Every event a webhook may subscribe to. `webhookDisabled` has no data source (no `sourceKey`). */
+export const EVENT_TYPES = [...LKE_EVENT_TYPES, 'webhookDisabled'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+/** The event types that carry no `sourceKey`: a subscription to one of them with a sourceKey would never match. */
+export const SOURCELESS_EVENT_TYPES: readonly EventType[] = ['webhookDisabled'];
+
+export const DELIVERY_STATUSES = ['pending', 'sent', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export const AttemptSchema = Type.Object({
+  attemptedAt: Timestamp,
+  url: Type.Optional(Type.String({ description: 'where this attempt went (absent from attempts made before it was recorded)' })),
+  durationMs: Type.Integer(),
+  responseStatus: Type.Optional(Type.Integer()),
+  error: Type.Optional(Type.String()),
+  responseBody: Type.Optional(Type.String()),
+}, { $id: 'DeliveryAttempt', description: 'One HTTP attempt of a delivery' });
+
+export const DeliverySchema = Type.Object({
+  id: Type.Integer(),
+  webhookId: Type.Integer(),
+  // Any JSON to the serializer; in the OpenAPI document, one of the event payloads (src/openapi.ts).
+  payload: Type.Unknown({ description: 'the exact JSON sent', [EVENT_PAYLOAD_MARK]: true }),
+  sentDate: Type.Union([Timestamp, Type.Null()]),
+  error: Type.Optional(Type.String()),
+  status: Type.Enum([...DELIVERY_STATUSES]),
+  attempts: Type.Integer(),
+  nextAttemptAt: Type.Union([Timestamp, Type.Null()]),
+  responseStatus: Type.Optional(Type.Integer()),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  attemptLog: Type.Optional(Type.Array(AttemptSchema)),
+}, { $id: 'Delivery', description: 'One event sent, or to be sent, to one webhook' });
+
+/** One HTTP attempt of a delivery, as its attempt log keeps it. */
+export type AttemptLogEntry = Static<typeof AttemptSchema>;
+/** A delivery as the API shows it; `attemptLog` only in the read of one. */
+export type Delivery = Static<typeof DeliverySchema>;
