@@ -25,6 +25,9 @@ export interface DomainEvent {
   /** Null for an event of no data source (webhookDisabled): only subscriptions without a sourceKey get it. */
   sourceKey: string | null;
   payload: string;
+  /** What the event is about, for the search across webhooks (newCase, newMatch, caseStatusChange). */
+  alertId?: number;
+  caseId?: number;
   /** Webhooks that never get this event whatever they subscribe to (a disabled webhook is not told of itself). */
   excludedWebhookIds?: readonly number[];
 }
@@ -108,12 +111,20 @@ export async function enqueueEvents(tx: Transaction, events: readonly DomainEven
   });
   await tx.query(
     `WITH inserted_events AS (
-       INSERT INTO webhook_events (id, event_type, payload)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])
+       INSERT INTO webhook_events (id, event_type, payload, alert_id, case_id)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $6::int[], $7::int[])
      )
      INSERT INTO webhook_deliveries (webhook_id, event_id, next_attempt_at)
      SELECT webhook_id, event_id, now() FROM unnest($4::int[], $5::bigint[]) AS d(webhook_id, event_id)`,
-    [eventIds, kept.map((k) => k.event.eventType), kept.map((k) => k.event.payload), deliveryWebhookIds, deliveryEventIds],
+    [
+      eventIds,
+      kept.map((k) => k.event.eventType),
+      kept.map((k) => k.event.payload),
+      deliveryWebhookIds,
+      deliveryEventIds,
+      kept.map((k) => k.event.alertId ?? null),
+      kept.map((k) => k.event.caseId ?? null),
+    ],
   );
   for (const listener of recordedListeners) for (const { event } of kept) listener(event.eventType);
   // `immediate`: the workers are told once this commits (delivery/wake-up.ts), not by a NOTIFY in this transaction.
