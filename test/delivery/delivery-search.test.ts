@@ -122,6 +122,26 @@ describe('searching the deliveries of every webhook', () => {
     }
   });
 
+  it('lists the webhooks whose URL or description holds a text, a page at a time, with their health', async () => {
+    expect((await t.admin.patch(`/api/admin/webhooks/${newCases}`, { description: 'Billing: 100% of new cases' })).status).toBe(200);
+    const list = async (query: string) => {
+      const response = await t.admin.get(`/api/admin/webhooks?${query}`);
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return response.body as { totalCount: number; items: { id: number; health?: { failed: number } }[] };
+    };
+    // Any case, in the description or the URL (both receivers are on 127.0.0.1: the port tells them apart).
+    expect((await list('q=BILLING')).items.map((w) => w.id)).toEqual([newCases]);
+    expect((await list(`q=${new URL(ok.url).port}`)).items.map((w) => w.id)).toEqual([all]);
+    // LIKE's wildcards are taken as they are: "100%" is in one description, "0_" in none.
+    expect((await list('q=100%25')).totalCount).toBe(1);
+    expect((await list('q=0_')).totalCount).toBe(0);
+    // Paged and counted, and with each one's health in the same request.
+    const page = await list('q=127.0.0.1&limit=1&offset=1&health=true');
+    expect(page.totalCount).toBe(2);
+    expect(page.items.map((w) => [w.id, w.health?.failed])).toEqual([[newCases, 2]]);
+    expect((await t.admin.get('/api/admin/webhooks?q=')).status).toBe(400);
+  });
+
   it('refuses bad filters naming them, a cursor of another search, and callers who are not Admins', async () => {
     const refused = async (query: string, field: string, message: string) => {
       const response = await t.admin.get(`/api/admin/deliveries${query}`);
