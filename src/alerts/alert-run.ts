@@ -17,6 +17,7 @@ import { nextRunAfter } from './alert-schedule.js';
 import { matchOfRow } from './alert-rows.js';
 import { alertQueries, effectiveLimits, type AlertLimits, type AlertRow, type RunProblem } from './alerts.js';
 import { recordMatches, type FoundMatch } from './record-matches.js';
+import { MAX_TARGET_IDS } from './matches.js';
 
 // Matches written per statement group: bounds the memory a run holds, whatever its size.
 const BATCH = 1000;
@@ -93,6 +94,11 @@ function problemOf(err: unknown, queryId: number | undefined, partial: boolean):
   return { source: 'alertQuery', ...(queryId === undefined ? {} : { queryId }), error: { key, message }, partial: partial || key === 'graph_request_timeout' };
 }
 
+/** A match's nodes and edges: more than MAX_TARGET_IDS is refused, as for matches reported through the API. */
+function itemCount(match: FoundMatch): number {
+  return match.identity.nodes.length + match.identity.edges.length;
+}
+
 /** Runs a claimed alert to its end and records it; answers what the run did (also when it failed). */
 export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert): Promise<RunSummary> {
   const { db, graphs, limits, logger } = deps;
@@ -149,6 +155,7 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
       };
       try {
         for (const { queryId, stream } of streams) {
+          const oversized = { rows: 0, first: 0 };
           let batch: FoundMatch[] = [];
           try {
             for await (const row of stream) {
@@ -158,6 +165,11 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
               }
               summary.rowsRead++;
               const match = matchOfRow(row, alert.target, alert.columns);
+              if (match && itemCount(match) > MAX_TARGET_IDS) {
+                oversized.first ||= summary.rowsRead;
+                oversized.rows++;
+                continue;
+              }
               if (match) batch.push(match);
               if (batch.length >= BATCH) {
                 await write(batch);
@@ -172,6 +184,10 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
             await stream.close();
           }
           if (batch.length > 0) await write(batch);
+          if (oversized.rows > 0) {
+            const message = `${oversized.rows} ${oversized.rows === 1 ? 'row was' : 'rows were'} not recorded (the first: row ${oversized.first}): each holds more than ${MAX_TARGET_IDS} nodes and edges, the most a match may hold`;
+            problems.push({ source: 'alertQuery', queryId, error: { key: 'match_too_large', message }, partial: true });
+          }
           if (capped) break;
         }
         await writing;

@@ -6,74 +6,13 @@ import type { Database, Queryable, Transaction } from '../db/database.js';
 import { AppError, invalidParameter, notFound } from '../errors.js';
 import { requireDataSources } from '../sources/sources.js';
 import { checkAlertCron, nextRunAfter } from './alert-schedule.js';
+import { COLUMN_TYPES, MAX_COLUMN_NAME, MAX_COLUMNS, MAX_DESCRIPTION, MAX_QUERIES, MAX_QUERY_NAME, MAX_QUERY_TEXT, MAX_TITLE, type Alert, type AlertColumn, type AlertQuery, type AlertRunRecord, type RunProblem } from './schemas.js';
 
-export const MAX_TITLE = 200;
-export const MAX_DESCRIPTION = 4000;
-export const MAX_QUERIES = 20;
-export const MAX_QUERY_NAME = 200;
-export const MAX_QUERY_TEXT = 100_000;
-export const MAX_COLUMNS = 50;
-export const MAX_COLUMN_NAME = 200;
 export const MAX_RUNS_SHOWN = 10;
-export const COLUMN_TYPES = ['string', 'number'] as const;
 // A returned variable's name, as Cypher writes it unquoted.
 const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]{0,199}$/;
 
-export interface AlertColumn {
-  type: (typeof COLUMN_TYPES)[number];
-  columnTitle: string;
-  columnName: string;
-}
-
-export interface AlertQuery {
-  id: number;
-  name: string;
-  query: string;
-  dialect: 'cypher';
-  description: string;
-}
-
-export interface RunProblem {
-  source: 'alertQuery' | 'alert';
-  queryId?: number;
-  error: { key: string; message: string };
-  partial: boolean;
-}
-
-export interface AlertRunRecord {
-  id: number;
-  trigger: 'schedule' | 'manual';
-  outcome: 'ok' | 'partial' | 'failed';
-  startedAt: string;
-  durationMs: number;
-  rowsRead: number;
-  matchesNew: number;
-  matchesSeen: number;
-  casesOpened: number;
-  eventsEmitted: number;
-  problems: RunProblem[];
-}
-
-export interface Alert {
-  id: number;
-  sourceKey: string;
-  title: string;
-  description: string;
-  enabled: boolean;
-  cron: string | null;
-  columns: AlertColumn[];
-  queries: AlertQuery[];
-  target: string | null;
-  maxMatches: number;
-  timeoutMs: number;
-  lastRun: string | null;
-  nextRun: string | null;
-  status: 'running' | 'idle';
-  lastRunProblem: RunProblem[];
-  runs: AlertRunRecord[];
-  createdAt: string;
-  updatedAt: string;
-}
+export type { Alert, AlertColumn, AlertQuery, AlertRunRecord, RunProblem } from './schemas.js';
 
 export interface AlertRow {
   id: number;

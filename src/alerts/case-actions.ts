@@ -5,7 +5,7 @@ import { enqueueEvents } from '../outbox/enqueue.js';
 import { renderCaseStatusChange } from '../outbox/events.js';
 import { findAlert } from './alerts.js';
 import { caseUrl } from './case-url.js';
-import type { CaseStatus } from './cases.js';
+import type { CaseStatus } from './schemas.js';
 
 /** Each action and the status it sets; `comment` records a comment only. */
 export const STATUS_OF_ACTION = {

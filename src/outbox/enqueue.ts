@@ -3,7 +3,7 @@ import { integerArray, textArray } from '../db/array-literals.js';
 import type { Database, Queryable, Transaction } from '../db/database.js';
 import { deliveriesDue } from './due-signal.js';
 import type { ClaimedDelivery } from './claims.js';
-import type { EventType } from './events.js';
+import type { EventType } from './schemas.js';
 
 /** Told of each event written to the outbox, with its type (the metrics count them: webhook_events_recorded_total). */
 export type EventsRecordedListener = (eventType: string) => void;

@@ -1,35 +1,9 @@
 /** The admin's view of the outbox: a webhook's deliveries, newest first, and one delivery with its attempt log. */
 import type { Queryable } from '../db/database.js';
 import { notFound } from '../errors.js';
+import type { AttemptLogEntry, Delivery, DeliveryStatus } from './schemas.js';
 
-export const DELIVERY_STATUSES = ['pending', 'sent', 'failed'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-
-export interface AttemptLogEntry {
-  attemptedAt: string;
-  /** Where this attempt went: a webhook's URL can change (absent from entries written before it was recorded). */
-  url?: string;
-  durationMs: number;
-  responseStatus?: number;
-  error?: string;
-  responseBody?: string;
-}
-
-export interface Delivery {
-  id: number;
-  webhookId: number;
-  /** The exact JSON sent, as an object (its keys in the order they were sent). */
-  payload: unknown;
-  sentDate: string | null;
-  error?: string;
-  status: DeliveryStatus;
-  attempts: number;
-  nextAttemptAt: string | null;
-  responseStatus?: number;
-  createdAt: string;
-  updatedAt: string;
-  attemptLog?: AttemptLogEntry[];
-}
+export type { AttemptLogEntry, Delivery } from './schemas.js';
 
 export interface DeliveryRow {
   id: number;

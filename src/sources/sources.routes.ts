@@ -5,7 +5,7 @@ import type { Database } from '../db/database.js';
 import { noContent } from '../http/no-content.js';
 import { errorResponses } from '../http/schemas.js';
 import type { GraphRegistry } from './graph-registry.js';
-import { CreateDataSourceBody, DataSourceSchema, SourceKey, UpdateDataSourceBody } from './schemas.js';
+import { CreateDataSourceBody, DataSourceSchema, DataSourceSummarySchema, SourceKey, UpdateDataSourceBody } from './schemas.js';
 import { createDataSource, deleteDataSource, findDataSource, listDataSources, updateDataSource, type SourceGraphs } from './sources.js';
 
 export interface SourceRoutesOptions extends SourceGraphs {
@@ -92,7 +92,7 @@ export const dataSourceListRoutes: FastifyPluginAsyncTypebox<{ db: Database; gra
         operationId: 'listDataSources',
         tags: ['data sources'],
         summary: 'List data sources',
-        response: { 200: Type.Array(Type.Object({ key: Type.String(), name: Type.String(), connected: Type.Boolean() })), ...errorResponses(401) },
+        response: { 200: Type.Array(DataSourceSummarySchema), ...errorResponses(401) },
       },
     },
     async (request) => {

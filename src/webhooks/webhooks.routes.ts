@@ -6,10 +6,11 @@ import { invalidParameter } from '../errors.js';
 import { noContent } from '../http/no-content.js';
 import { errorResponses, Paging, PagingParams, pageOf } from '../http/schemas.js';
 import type { ReceiverPolicy } from '../network/receiver-policy.js';
-import { DELIVERY_STATUSES, findDelivery, listDeliveries } from '../outbox/read-model.js';
+import { findDelivery, listDeliveries } from '../outbox/read-model.js';
+import { DELIVERY_STATUSES, DeliverySchema } from '../outbox/schemas.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { requireWebhooksEnabled } from './require-enabled.js';
-import { DeliveryParams, DeliverySchema, SecretRotationSchema, WebhookDetailsSchema, WebhookEventSchema, WebhookParams, WebhookSchema } from './schemas.js';
+import { DeliveryParams, SecretRotationSchema, WebhookDetailsSchema, WebhookEventSchema, WebhookParams, WebhookSchema } from './schemas.js';
 import {
   createWebhook,
   deleteWebhook,

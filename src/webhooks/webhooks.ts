@@ -5,7 +5,7 @@ import { invalidParameter, notFound } from '../errors.js';
 import { MAX_WEBHOOKS } from '../limits.js';
 import type { ReceiverPolicy } from '../network/receiver-policy.js';
 import { checkReceiverUrlAgainstPolicy } from '../network/receiver-url-check.js';
-import { LKE_EVENT_TYPES, SOURCELESS_EVENT_TYPES, type EventType } from '../outbox/events.js';
+import { LKE_EVENT_TYPES, SOURCELESS_EVENT_TYPES, type EventType } from '../outbox/schemas.js';
 import { purgeWebhookDeliveries } from '../outbox/purge.js';
 import { countDeliveriesByStatus } from '../outbox/read-model.js';
 import type { Keyring } from '../secrets/keyring.js';

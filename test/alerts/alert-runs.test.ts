@@ -160,6 +160,23 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     expect(run.lastRunProblem).toEqual([{ source: 'alert', error: { key: 'max_matches_reached', message: expect.stringMatching(/after 2 matches/) }, partial: true }]);
   });
 
+  it('leaves out a row of more than 10,000 nodes and edges (the most a match holds), and says so on the run', async () => {
+    await write(t.admin, 'CREATE NODE TABLE Dot(id INT64, PRIMARY KEY(id))', 'UNWIND range(1, 10001) AS i CREATE (:Dot {id: i})');
+    const huge = await t.admin.post('/api/admin/fraud/alerts', {
+      title: 'Huge',
+      queries: [
+        { name: 'all dots', query: 'MATCH (d:Dot) WITH collect(d) AS dots RETURN dots' },
+        { name: 'dan', query: "MATCH (c:Client {id: 'dan'}) RETURN c" },
+      ],
+    });
+    expect(huge.status, JSON.stringify(huge.body)).toBe(201);
+    const run = await runNow(huge.body.id);
+    expect(run.runs[0]).toMatchObject({ outcome: 'partial', rowsRead: 2, matchesNew: 1, casesOpened: 1 });
+    expect(run.lastRunProblem).toEqual([
+      { source: 'alertQuery', queryId: huge.body.queries[0].id, error: { key: 'match_too_large', message: '1 row was not recorded (the first: row 1): each holds more than 10000 nodes and edges, the most a match may hold' }, partial: true },
+    ]);
+  });
+
   it('reports a query that runs past its time-out as partial, with the engine stopped', async () => {
     const slow = await t.admin.post('/api/admin/fraud/alerts', {
       title: 'Slow',

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { ApiError, fieldOf, get, messageOf, post } from '../api';
 import { allEvents, describeEvents, EventsField, toEvents } from '../components/events-picker';
 import { Field } from '../components/field';
@@ -8,28 +8,21 @@ import { PageTitle } from '../components/page';
 import { formatAgo, formatTime } from '../format';
 import { generateSecret } from '../secret';
 import type { DataSource, Delivery, Page, Webhook } from '../types';
+import { useApi, useLoad } from '../use-api';
 
 /** Every webhook with its health at a glance, and the form that creates one. */
 export function WebhooksPage() {
-  const [webhooks, setWebhooks] = useState<Webhook[]>();
-  const [sources, setSources] = useState<DataSource[]>([]);
-  const [error, setError] = useState<string>();
+  const list = useApi<{ items: Webhook[] }>('/api/admin/webhooks');
+  const sourceList = useApi<DataSource[]>('/api/dataSources');
   const [created, setCreated] = useState<Webhook>();
-
-  const load = () =>
-    get<{ items: Webhook[] }>('/api/admin/webhooks').then(
-      (answer) => setWebhooks(answer.items),
-      (err) => setError(messageOf(err)),
-    );
-  useEffect(() => {
-    void load();
-    get<DataSource[]>('/api/dataSources').then(setSources, (err) => setError(messageOf(err)));
-  }, []);
+  const webhooks = list.data?.items;
+  const sources = sourceList.data ?? [];
+  const error = list.error ?? sourceList.error;
 
   return (
     <>
       <PageTitle title="Webhooks">Webhooks</PageTitle>
-      {error ? <Notice kind="error">{error}</Notice> : null}
+      {error ? <Notice kind="error">{error.message}</Notice> : null}
       <section aria-labelledby="webhooks-list" class="card">
         <h2 id="webhooks-list">Receivers</h2>
         {webhooks === undefined ? (
@@ -78,7 +71,7 @@ export function WebhooksPage() {
         sources={sources}
         onCreated={(webhook) => {
           setCreated(webhook);
-          void load();
+          list.reload();
         }}
       />
     </>
@@ -91,14 +84,14 @@ export function WebhooksPage() {
  * webhook itself (`failingSince`).
  */
 function Health({ webhookId, failingSince }: { webhookId: number; failingSince: string | null }) {
-  const [health, setHealth] = useState<{ last?: Delivery; pending: number; failed: number }>();
-  useEffect(() => {
-    const base = `/api/admin/webhooks/${webhookId}/deliveries?limit=1`;
-    Promise.all([get<Page<Delivery>>(base), get<Page<Delivery>>(`${base}&status=pending`), get<Page<Delivery>>(`${base}&status=failed`)]).then(
-      ([last, pending, failed]) => setHealth({ last: last.items[0], pending: pending.totalCount, failed: failed.totalCount }),
-      () => setHealth(undefined),
-    );
-  }, [webhookId]);
+  const { data: health } = useLoad(
+    async (signal) => {
+      const base = `/api/admin/webhooks/${webhookId}/deliveries?limit=1`;
+      const [last, pending, failed] = await Promise.all([get<Page<Delivery>>(base, signal), get<Page<Delivery>>(`${base}&status=pending`, signal), get<Page<Delivery>>(`${base}&status=failed`, signal)]);
+      return { last: last.items[0], pending: pending.totalCount, failed: failed.totalCount };
+    },
+    [webhookId],
+  );
   if (!health) return <td colSpan={3} class="muted">…</td>;
   return (
     <>

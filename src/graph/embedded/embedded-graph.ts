@@ -3,7 +3,7 @@
  * side kills when a query outlives its time-out by HARD_STOP_GRACE_MS, and starts again at the next call.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { GraphError, type GraphSource, type RowStream, type RunOptions } from '../graph-source.js';
 import { EdgeValue, NodeValue, type GraphEdge, type GraphNode, type GraphRow } from '../items.js';
 import { decodeWireRow, decodeWireValue, type ChildMessage, type ParentMessage, type WireRow } from './kuzu-protocol.js';
@@ -16,6 +16,14 @@ export const HARD_STOP_GRACE_MS = 5_000;
 // Rows per message from the child: enough to make the IPC cost small per row, few enough to keep memory flat.
 const BATCH_ROWS = 500;
 const OPEN_TIMEOUT_MS = 60_000;
+/**
+ * What the Kùzu process may hold beyond its buffer pool before it is stopped. Kùzu builds a value outside the pool:
+ * `RETURN range(1, 3000000)` alone took 1.7 GB there, so one query of any signed-in user could take the machine's
+ * memory. Bench peaks stayed under 200 MB with a 256 MB pool.
+ */
+export const PROCESS_HEADROOM_BYTES = 768 * 1024 * 1024;
+// How often the process's resident memory is read while it lives (a read of /proc is a few microseconds).
+const MEMORY_CHECK_MS = 200;
 
 export interface EmbeddedGraphOptions {
   /** The graph's folder (created when missing; Kùzu makes its files inside). */
@@ -24,6 +32,10 @@ export interface EmbeddedGraphOptions {
   bufferPoolBytes: number;
   /** Names the graph in messages: `data source "demo"`. */
   label: string;
+  /** Past a query's time-out, how long before its process is killed: HARD_STOP_GRACE_MS by default. */
+  hardStopGraceMs?: number;
+  /** The most the process may hold (resident) before it is stopped; bufferPoolBytes + PROCESS_HEADROOM_BYTES by default. */
+  processMemoryBytes?: number;
 }
 
 interface Waiter {
@@ -40,7 +52,7 @@ export class EmbeddedGraph implements GraphSource {
   #nextId = 1;
   #closed = false;
   #dying: Promise<void> | undefined;
-  /** How many times a query had to be stopped by killing the process. */
+  /** How many times a query had to be stopped by killing the process (past its time-out, or over the memory cap). */
   hardStops = 0;
 
   constructor(options: EmbeddedGraphOptions) {
@@ -55,7 +67,7 @@ export class EmbeddedGraph implements GraphSource {
   async run(query: string, options: RunOptions): Promise<RowStream> {
     const child = await this.#process();
     const id = this.#nextId++;
-    const deadline = setTimeout(() => this.#hardStop(id), options.timeoutMs + HARD_STOP_GRACE_MS);
+    const deadline = setTimeout(() => this.#hardStop(id), options.timeoutMs + (this.#options.hardStopGraceMs ?? HARD_STOP_GRACE_MS));
     const started = await this.#request(child, id, {
       t: 'run', id, query, params: options.params ?? {}, readOnly: options.readOnly, timeoutMs: options.timeoutMs, maxRows: options.maxRows, batchRows: BATCH_ROWS,
       properties: options.properties ?? true,
@@ -215,8 +227,47 @@ export class EmbeddedGraph implements GraphSource {
       for (const waiter of this.#waiters.values()) waiter.reject(why);
       this.#waiters.clear();
     });
+    this.#watchMemory(child);
     this.#child = child;
     return child;
+  }
+
+  /**
+   * Stops the process when it holds more than its cap: every query it was running fails with a sentence saying why,
+   * and the next call starts a new one (as after a time-out). Linux only: elsewhere /proc is missing and nothing is watched.
+   */
+  #watchMemory(child: ChildProcess): void {
+    const cap = this.#options.processMemoryBytes ?? this.#options.bufferPoolBytes + PROCESS_HEADROOM_BYTES;
+    const timer = setInterval(() => {
+      const held = residentBytes(child.pid);
+      if (held === undefined || held <= cap) return;
+      clearInterval(timer);
+      if (this.#child !== child) return;
+      this.hardStops++;
+      const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+      const why = new GraphError(
+        'bad_graph_request',
+        `the query needed more memory than the embedded graph may hold (${mb(held)} MB, over its ${mb(cap)} MB) and was stopped: return fewer or smaller values (a long list, a large collect())`,
+      );
+      for (const waiter of this.#waiters.values()) waiter.reject(why);
+      this.#waiters.clear();
+      this.#child = undefined;
+      this.#dying = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+      child.kill('SIGKILL');
+    }, MEMORY_CHECK_MS);
+    timer.unref();
+    child.once('exit', () => clearInterval(timer));
+  }
+}
+
+/** The resident memory of process `pid`, from /proc (undefined where there is none). */
+function residentBytes(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
   }
 }
 

@@ -32,6 +32,25 @@ const idle: Connection[] = [];
 const runs = new Map<number, Run>();
 
 const SETTING = /^\s*CALL\s+[A-Za-z_][A-Za-z0-9_]*\s*=/i;
+/**
+ * A batch ends early past BATCH_BYTES, so the service never holds much more than that of one query at once; a row
+ * over MAX_ROW_BYTES fails the query (the service would have to hold it, and encode it again in its answer).
+ */
+const BATCH_BYTES = 4 * 1024 * 1024;
+const MAX_ROW_BYTES = 16 * 1024 * 1024;
+
+/** A row's size, roughly (strings by length, every other scalar 8 bytes), to bound batches without encoding them. */
+function approximateBytes(value: unknown): number {
+  if (typeof value === 'string') return value.length + 8;
+  if (value === null || typeof value !== 'object') return 8;
+  let total = 16;
+  if (Array.isArray(value)) {
+    for (const item of value) total += approximateBytes(item);
+    return total;
+  }
+  for (const key in value) total += key.length + approximateBytes((value as Record<string, unknown>)[key]);
+  return total;
+}
 
 /** A prepared statement is one statement, so one result. */
 function single(result: QueryResult | QueryResult[]): QueryResult {
@@ -90,7 +109,14 @@ async function next(id: number): Promise<void> {
   if (!run) return;
   try {
     const rows: Record<string, KuzuValue>[] = [];
-    while (rows.length < run.batchRows && run.sent + rows.length < run.maxRows && run.result.hasNext()) rows.push(run.result.getNextSync()!);
+    let bytes = 0;
+    while (rows.length < run.batchRows && run.sent + rows.length < run.maxRows && run.result.hasNext() && bytes < BATCH_BYTES) {
+      const row = run.result.getNextSync()!;
+      const size = approximateBytes(row);
+      if (size > MAX_ROW_BYTES) throw new Error(`row ${run.sent + rows.length + 1} of the answer holds about ${Math.round(size / 1024 / 1024)} MB, over the ${MAX_ROW_BYTES / 1024 / 1024} MB a row may hold: return fewer or smaller values`);
+      bytes += size;
+      rows.push(row);
+    }
     run.sent += rows.length;
     // Ids resolved for this batch only: kept for the whole run, they grew with its distinct nodes (memory that grew
     // with the number of matches); an edge whose ends are only in an earlier batch is looked up again instead.
