@@ -5,10 +5,10 @@
 import type { AlertRunRecord, Alert, AlertColumn, AlertQuery, CaseActionEntry, CaseList, CaseMatch, CaseStatus, Case, PopulatedCase, Preview, PreviewRow } from '../../src/alerts/schemas';
 import type { Application, Group, User } from '../../src/auth/schemas';
 import type { CaseStatusChangeEvent, NewCaseEvent, NewMatchEvent, PingEvent, WebhookDisabledEvent } from '../../src/outbox/event-schemas';
-import type { AttemptLogEntry, Delivery as DeliveryAnswer, DeliveryStatus, EventType, LKE_EVENT_TYPES } from '../../src/outbox/schemas';
+import type { AttemptLogEntry, Delivery as DeliveryAnswer, DeliveryHealth, DeliveryStatus, EventType, LKE_EVENT_TYPES } from '../../src/outbox/schemas';
 import type { Settings, WebhookSettings } from '../../src/settings/schemas';
 import type { DataSourceAnswer, DataSourceSummary, GraphEdge, GraphNode } from '../../src/sources/schemas';
-import type { SecretRotation, Webhook, WebhookDetails, WebhookEvent } from '../../src/webhooks/schemas';
+import type { SecretRotation, Webhook, WebhookDetails, WebhookEvent, WebhookListItem } from '../../src/webhooks/schemas';
 import type { Static } from 'typebox';
 
 export type {
@@ -23,6 +23,7 @@ export type {
   CaseMatch,
   CaseStatus,
   DataSourceAnswer as AdminDataSource,
+  DeliveryHealth,
   DeliveryStatus,
   EventType,
   GraphEdge,
@@ -37,6 +38,7 @@ export type {
   Webhook,
   WebhookDetails,
   WebhookEvent,
+  WebhookListItem,
   WebhookSettings,
 };
 

@@ -129,12 +129,14 @@ export async function enqueueEvents(tx: Transaction, events: readonly DomainEven
 }
 
 /**
- * A ping: its event and its delivery, created already claimed by the caller, who attempts it at once, whether the
- * webhook is enabled or not (a ping is how an admin checks a receiver before enabling its webhook).
+ * An admin's test of a receiver, a ping or an example of an event (`eventType`, default `ping`): its event and its
+ * delivery, created already claimed by the caller, who attempts it at once, whether the webhook is enabled or not (it
+ * is how an admin checks a receiver before enabling its webhook). Marked `is_ping`: never retried, and no part of
+ * the webhook's failure streak.
  */
-export async function enqueuePing(db: Database, webhookId: number, payload: string, leaseMs: number): Promise<ClaimedDelivery> {
+export async function enqueuePing(db: Database, webhookId: number, payload: string, leaseMs: number, eventType: EventType | 'ping' = 'ping'): Promise<ClaimedDelivery> {
   return db.transaction(async (tx) => {
-    const { rows: events } = await tx.query<{ id: number }>(`INSERT INTO webhook_events (event_type, payload) VALUES ('ping', $1) RETURNING id`, [payload]);
+    const { rows: events } = await tx.query<{ id: number }>(`INSERT INTO webhook_events (event_type, payload) VALUES ($1, $2) RETURNING id`, [eventType, payload]);
     const { rows } = await tx.query<ClaimedDelivery>(
       `INSERT INTO webhook_deliveries (webhook_id, event_id, is_ping, attempts, lease_token, locked_until, next_attempt_at)
        VALUES ($1, $2, true, 1, 1, now() + $3 * interval '1 millisecond', now())
@@ -142,7 +144,8 @@ export async function enqueuePing(db: Database, webhookId: number, payload: stri
          (SELECT version FROM webhooks WHERE id = $1) AS "webhookVersion"`,
       [webhookId, events[0]!.id, leaseMs],
     );
-    for (const listener of recordedListeners) listener('ping');
+    // An example counts as what it is, a test, not as an event of its type.
+    for (const listener of recordedListeners) listener(eventType === 'ping' ? 'ping' : 'example');
     return { ...rows[0]!, payload };
   });
 }

@@ -50,10 +50,30 @@ export const DeliverySchema = Type.Object({
   responseStatus: Type.Optional(Type.Integer()),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  test: Type.Optional(Type.Literal(true, { description: "an admin's test of the receiver (a ping, or an example sent): attempted once, never retried, no part of the failure streak (ext)" })),
   attemptLog: Type.Optional(Type.Array(AttemptSchema)),
 }, { $id: 'Delivery', description: 'One event sent, or to be sent, to one webhook' });
+
+/** A webhook's deliveries at a glance, for a list of webhooks: bounded work per webhook, whatever it has sent. */
+export const DeliveryHealthSchema = Type.Object(
+  {
+    pending: Type.Integer({ description: 'deliveries waiting to be sent' }),
+    failed: Type.Integer({ description: 'deliveries given up (kept for failedDeliveryRetentionDelayMs)' }),
+    lastDelivery: Type.Union([
+      Type.Object({
+        id: Type.Integer(),
+        status: Type.Enum([...DELIVERY_STATUSES]),
+        eventType: Type.String(),
+        at: Type.String({ format: 'date-time', description: 'when it was sent, else when it last changed' }),
+      }),
+      Type.Null(),
+    ], { description: 'its newest delivery; null when it has none' }),
+  },
+  { $id: 'DeliveryHealth', description: "A webhook's pending and failed deliveries and its newest one (ext)" },
+);
 
 /** One HTTP attempt of a delivery, as its attempt log keeps it. */
 export type AttemptLogEntry = Static<typeof AttemptSchema>;
 /** A delivery as the API shows it; `attemptLog` only in the read of one. */
 export type Delivery = Static<typeof DeliverySchema>;
+export type DeliveryHealth = Static<typeof DeliveryHealthSchema>;

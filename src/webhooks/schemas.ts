@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { BigId, PositiveId, Timestamp } from '../http/schemas.js';
-import { EVENT_TYPES } from '../outbox/schemas.js';
+import { DeliveryHealthSchema, EVENT_TYPES } from '../outbox/schemas.js';
 import { MAX_SOURCE_KEY_LENGTH } from '../sources/schemas.js';
 
 /**
@@ -33,6 +33,13 @@ const webhookFields = {
 export const WebhookSchema = Type.Object(webhookFields, { $id: 'Webhook', description: 'A webhook (never its secret)' });
 /** A webhook as the API shows it: never its secret. */
 export type Webhook = Static<typeof WebhookSchema>;
+
+export const WebhookListItemSchema = Type.Object(
+  { ...webhookFields, health: Type.Optional(DeliveryHealthSchema) },
+  { $id: 'WebhookListItem', description: 'A webhook in the list; with `health` when asked for (`health=true`)' },
+);
+/** A webhook as the list shows it: its deliveries at a glance when asked for. */
+export type WebhookListItem = Static<typeof WebhookListItemSchema>;
 
 export const WebhookDetailsSchema = Type.Object({
   ...webhookFields,

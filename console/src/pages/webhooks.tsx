@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, fieldOf, get, messageOf, post } from '../api';
+import { ApiError, fieldOf, messageOf, post } from '../api';
 import { allEvents, describeEvents, EventsField, toEvents } from '../components/events-picker';
 import { Field } from '../components/field';
 import { Link } from '../components/link';
@@ -7,12 +7,13 @@ import { EnabledBadge, Notice, StatusBadge } from '../components/notice';
 import { PageTitle } from '../components/page';
 import { formatAgo, formatTime } from '../format';
 import { generateSecret } from '../secret';
-import type { DataSource, Delivery, Page, Webhook } from '../types';
-import { useApi, useLoad } from '../use-api';
+import type { DataSource, DeliveryHealth, Webhook, WebhookListItem } from '../types';
+import { useApi } from '../use-api';
 
 /** Every webhook with its health at a glance, and the form that creates one. */
 export function WebhooksPage() {
-  const list = useApi<{ items: Webhook[] }>('/api/admin/webhooks');
+  // One request for the whole table: the list answers each webhook's delivery health along with it.
+  const list = useApi<{ items: WebhookListItem[] }>('/api/admin/webhooks?health=true');
   const sourceList = useApi<DataSource[]>('/api/dataSources');
   const [created, setCreated] = useState<Webhook>();
   const webhooks = list.data?.items;
@@ -55,7 +56,7 @@ export function WebhooksPage() {
                   <td>
                     <EnabledBadge webhook={w} />
                   </td>
-                  <Health webhookId={w.id} failingSince={w.failingSince} />
+                  <Health health={w.health} failingSince={w.failingSince} />
                 </tr>
               ))}
             </tbody>
@@ -78,28 +79,16 @@ export function WebhooksPage() {
   );
 }
 
-/**
- * Health from the deliveries API alone: the newest delivery (its outcome and time) and the pending and failed
- * counts, each a `limit=1` read of `totalCount`. Three small calls per webhook. The failure streak comes with the
- * webhook itself (`failingSince`).
- */
-function Health({ webhookId, failingSince }: { webhookId: number; failingSince: string | null }) {
-  const { data: health } = useLoad(
-    async (signal) => {
-      const base = `/api/admin/webhooks/${webhookId}/deliveries?limit=1`;
-      const [last, pending, failed] = await Promise.all([get<Page<Delivery>>(base, signal), get<Page<Delivery>>(`${base}&status=pending`, signal), get<Page<Delivery>>(`${base}&status=failed`, signal)]);
-      return { last: last.items[0], pending: pending.totalCount, failed: failed.totalCount };
-    },
-    [webhookId],
-  );
+/** The newest delivery (its outcome and time), the pending and failed counts, and the failure streak. */
+function Health({ health, failingSince }: { health: DeliveryHealth | undefined; failingSince: string | null }) {
   if (!health) return <td colSpan={3} class="muted">…</td>;
   return (
     <>
       <td>
-        {health.last ? (
+        {health.lastDelivery ? (
           <>
-            <StatusBadge status={health.last.status} /> <span title={formatTime(health.last.updatedAt)}>{formatAgo(health.last.sentDate ?? health.last.updatedAt)}</span>
-            <div class="muted">{health.last.payload.eventType}</div>
+            <StatusBadge status={health.lastDelivery.status} /> <span title={formatTime(health.lastDelivery.at)}>{formatAgo(health.lastDelivery.at)}</span>
+            <div class="muted">{health.lastDelivery.eventType}</div>
             {failingSince ? (
               <div class="bad" title={formatTime(failingSince)}>
                 failing since {formatAgo(failingSince)}
