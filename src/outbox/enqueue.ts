@@ -1,4 +1,5 @@
 import { readWebhookSettings } from '../settings/settings-store.js';
+import { integerArray, textArray } from '../db/array-literals.js';
 import type { Database, Queryable, Transaction } from '../db/database.js';
 import { deliveriesDue } from './due-signal.js';
 import type { ClaimedDelivery } from './claims.js';
@@ -94,7 +95,9 @@ export async function enqueueEvents(tx: Transaction, events: readonly DomainEven
 
   // Ids first, so each delivery can name its event in the same round trip as the events' insert.
   const { rows: ids } = await tx.query<{ id: number }>(
-    `SELECT nextval(pg_get_serial_sequence('webhook_events', 'id')) AS id FROM generate_series(1, $1::int)`,
+    // The sequence named once: pg_get_serial_sequence inside the select list ran once per id (5% of the server's
+    // time recording an alert run's 60,000 events).
+    `SELECT nextval(s.seq) AS id FROM (SELECT pg_get_serial_sequence('webhook_events', 'id')::regclass AS seq OFFSET 0) AS s, generate_series(1, $1::int)`,
     [kept.length],
   );
   const eventIds = ids.map((r) => r.id);
@@ -113,7 +116,8 @@ export async function enqueueEvents(tx: Transaction, events: readonly DomainEven
      )
      INSERT INTO webhook_deliveries (webhook_id, event_id, next_attempt_at)
      SELECT webhook_id, event_id, now() FROM unnest($4::int[], $5::bigint[]) AS d(webhook_id, event_id)`,
-    [eventIds, kept.map((k) => k.event.eventType), kept.map((k) => k.event.payload), deliveryWebhookIds, deliveryEventIds],
+    // Literals built here: pg escapes every element of an array with two regular expressions (payloads are long).
+    [integerArray(eventIds), textArray(kept.map((k) => k.event.eventType)), textArray(kept.map((k) => k.event.payload)), integerArray(deliveryWebhookIds), integerArray(deliveryEventIds)],
   );
   for (const listener of recordedListeners) for (const { event } of kept) listener(event.eventType);
   // `immediate`: the workers are told once this commits (delivery/wake-up.ts), not by a NOTIFY in this transaction.
