@@ -1,5 +1,5 @@
 /**
- * Attempt outcomes counted per minute and per hour (table delivery_attempt_counts, migration 0010): what the health
+ * Attempt outcomes counted per minute and per hour (table delivery_attempt_counts, migration 0011): what the health
  * over time is drawn from. Written by the statement that records outcomes, so a count exists exactly when its outcome
  * committed; read by health-over-time.ts.
  */

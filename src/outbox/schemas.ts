@@ -50,6 +50,7 @@ export const DeliverySchema = Type.Object({
   responseStatus: Type.Optional(Type.Integer()),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  test: Type.Optional(Type.Literal(true, { description: "an admin's test of the receiver (a ping, or an example sent): attempted once, never retried, no part of the failure streak (ext)" })),
   attemptLog: Type.Optional(Type.Array(AttemptSchema)),
 }, { $id: 'Delivery', description: 'One event sent, or to be sent, to one webhook' });
 
