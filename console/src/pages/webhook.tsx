@@ -9,6 +9,7 @@ import { formatTime } from '../format';
 import { navigate } from '../router';
 import type { DataSource, Delivery, Page, Webhook } from '../types';
 import { useApi } from '../use-api';
+import { HealthChart } from '../components/health-chart';
 import { Deliveries } from './deliveries';
 import { EditWebhook, EnableToggle, RotateSecret } from './webhook-lifecycle';
 
@@ -73,6 +74,7 @@ export function WebhookPage({ id }: { id: string }) {
           <RotateSecret webhook={webhook} onRotated={loaded.reload} />
         </div>
       </section>
+      <HealthChart webhookId={webhook.id} />
       <Deliveries webhookId={webhook.id} />
     </>
   );
