@@ -23,22 +23,19 @@ CREATE TABLE delivery_attempt_counts (
   PRIMARY KEY (webhook_id, span, slot)
 ) WITH (fillfactor = 50);
 
--- The search across webhooks (src/outbox/delivery-search.ts). Two indexes on the events, which are written once and
--- never updated: each costs one entry per event when it is recorded, none per delivery or attempt. Measured with
--- 1,000,000 deliveries on PostgreSQL 15 (bench/README.md, "Health over time and search"), four of them (these two, and
--- event type and alert with time) took an event's recording from 8.9 to 21.4 µs of CPU and 705 to 1,264 WAL bytes, for
--- searches the primary key answers nearly as well (a common type or alert is found walking it, a page in a few ms): so
--- two. The deliveries, updated at every attempt (never a HOT update: their status is indexed), get partial indexes only,
--- whose entries are written for the few rows they hold: failed ones, and pings.
+-- The search across webhooks (src/outbox/delivery-search.ts). Its indexes are on the events, which are written once
+-- and never updated: each costs one entry per event when it is recorded, none per delivery or attempt. The deliveries,
+-- updated at every attempt (never a HOT update: their status is indexed), get one partial index, whose entries are
+-- written only when a delivery ends failed.
 -- What an event is about, for the search by case and by alert (NULL for ping and webhookDisabled).
 ALTER TABLE webhook_events ADD COLUMN alert_id integer, ADD COLUMN case_id integer;
 UPDATE webhook_events SET alert_id = (payload::jsonb #>> '{data,alert,id}')::integer, case_id = (payload::jsonb #>> '{data,case,id}')::integer
 WHERE event_type IN ('newCase', 'newMatch', 'caseStatusChange');
 CREATE INDEX webhook_events_case ON webhook_events (case_id) WHERE case_id IS NOT NULL;
 -- A delivery is created with its event, in one statement: their created_at is the same. A search with a time range
--- reads the events in time order, newest first, through this.
+-- reads the events in time order, newest first, through one of these.
 CREATE INDEX webhook_events_created ON webhook_events (created_at);
+CREATE INDEX webhook_events_alert ON webhook_events (alert_id, created_at) WHERE alert_id IS NOT NULL;
+CREATE INDEX webhook_events_type ON webhook_events (event_type, created_at);
 -- A webhook's failed deliveries, newest first: what an operator asks of a failing receiver.
 CREATE INDEX webhook_deliveries_failed_by_webhook ON webhook_deliveries (webhook_id, id) WHERE status = 'failed';
--- Pings, newest first: an admin's probes are a few among the events.
-CREATE INDEX webhook_deliveries_pings ON webhook_deliveries (id) WHERE is_ping;
