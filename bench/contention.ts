@@ -1,6 +1,6 @@
 /**
  * The contention bench (issue 30): `npm run bench:contention [-- --quick] [--deliveries N] [--rounds R]
- * [--only service,graphile-worker,…] [--out FILE]`. The service (on PostgreSQL and on PGlite), graphile-worker and
+ * [--only service,graphile-worker,…] [--baseline REF] [--conditions quiet,busy] [--no-ceiling] [--no-latency] [--profile] [--out FILE]`. The service (on PostgreSQL and on PGlite), graphile-worker and
  * pg-boss drain the same backlog to the same receiver, each by a fresh process, on a quiet machine and beside a fixed
  * CPU load (one busy process per core, started and stopped here), interleaved over rounds. For each drain: deliveries/s,
  * CPU µs per delivery of each process, PostgreSQL statements per delivery, and context switches per delivery of the
@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { buildService } from './lib/build.js';
+import { buildService, buildServiceAt, type ServiceBuild } from './lib/build.js';
 import { measureCeiling } from './lib/ceiling.js';
 import { BENCH_WEBHOOKS, PeerContestant, ServiceContestant, type Contestant } from './lib/contestants.js';
 import { CpuLoad } from './lib/cpu-load.js';
@@ -36,16 +36,21 @@ const quick = flag('quick');
 const DELIVERIES = Number(option('deliveries', quick ? '3000' : '50000'));
 const ROUNDS = Number(option('rounds', quick ? '1' : '3'));
 const ALL = ['service', 'service-pglite', 'graphile-worker', 'pg-boss'] as const;
-type ContestantName = (typeof ALL)[number];
+// --baseline REF: the service as it was at git revision REF, on PostgreSQL (and on PGlite if service-pglite runs), beside.
+const BASELINE = option('baseline', '');
+type ContestantName = (typeof ALL)[number] | 'service@baseline' | 'service-pglite@baseline';
 const ONLY = option('only', ALL.join(',')).split(',') as ContestantName[];
-const CONDITIONS = ['quiet', 'busy'] as const;
-type Condition = (typeof CONDITIONS)[number];
+if (BASELINE) ONLY.push(...ONLY.filter((n) => n === 'service' || n === 'service-pglite').map((n) => `${n}@baseline` as ContestantName));
+const CONDITIONS = option('conditions', 'quiet,busy').split(',') as Condition[];
+type Condition = 'quiet' | 'busy';
 // The service's drains run per second, as the main bench's do (bench/README.md).
 const SCHEDULE = option('schedule', '* * * * * *');
 const LATENCY = quick ? { eventsPerSecond: 200, seconds: 3 } : { eventsPerSecond: 1000, seconds: 10 };
 // The ceiling's rounds (a warm-up and three): enough to read its pace, without making each round a long one.
 const CEILING_REQUESTS = 20_000;
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+// --profile: each drain's service process writes a V8 CPU profile there (open it in Chrome DevTools).
+const profileDir = flag('profile') ? path.join(ROOT, 'bench/results/profiles') : undefined;
 const outFile = path.resolve(option('out', path.join(ROOT, 'bench/results/contention.json')));
 
 /** Per delivery, over the drain's window (first receipt seen to the last). */
@@ -199,17 +204,23 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => pr
 
 phase('building the service');
 const build = await buildService();
+let baselineBuild: ServiceBuild | undefined;
 const receiver = await Receiver.start();
 const contestants: Contestant[] = [];
 try {
   const postmaster = await postmasterPid(PG_URL);
   phase('setting up the contestants');
+  if (BASELINE) {
+    phase(`building the service at ${BASELINE}`);
+    baselineBuild = await buildServiceAt(BASELINE);
+  }
   for (const name of ONLY) {
-    if (name === 'service' || name === 'service-pglite') {
-      contestants.push(await ServiceContestant.create({ name, kind: name === 'service' ? 'postgres' : 'pglite', cli: build.cli, pgUrl: PG_URL, receiverUrl: receiver.url, schedule: SCHEDULE }));
+    if (name.startsWith('service')) {
+      const cli = name.endsWith('@baseline') ? baselineBuild!.cli : build.cli;
+      contestants.push(await ServiceContestant.create({ name, kind: name.startsWith('service-pglite') ? 'pglite' : 'postgres', cli, pgUrl: PG_URL, receiverUrl: receiver.url, schedule: SCHEDULE, profileDir }));
     } else {
       const definition = name === 'graphile-worker' ? graphileWorkerPeer(pkg.devDependencies['graphile-worker']!) : pgBossPeer(pkg.devDependencies['pg-boss']!);
-      contestants.push(new PeerContestant(await PeerDatabase.open(definition, PG_URL, `contention_${name.replace(/\W/g, '_')}`), receiver.url));
+      contestants.push(new PeerContestant(await PeerDatabase.open(definition, PG_URL, `contention_${name.replace(/\W/g, '_')}`), receiver.url, profileDir));
     }
   }
   const drains: DrainFigures[] = [];
@@ -217,10 +228,12 @@ try {
   for (let r = 0; r < ROUNDS; r++) {
     for (const condition of CONDITIONS) {
       // The raw ceiling (no database) in the same condition, for reference.
-      phase(`round ${r + 1}/${ROUNDS}, ${condition}: the ceiling`);
-      if (condition === 'busy') load.start();
-      const ceiling = await measureCeiling(receiver.url, Math.min(DELIVERIES, CEILING_REQUESTS)).finally(() => load.stop());
-      ceilings.push({ round: r + 1, condition, deliveriesPerSecond: ceiling.deliveriesPerSecond, loadAverage: loadAverage() });
+      if (!flag('no-ceiling')) {
+        phase(`round ${r + 1}/${ROUNDS}, ${condition}: the ceiling`);
+        if (condition === 'busy') load.start();
+        const ceiling = await measureCeiling(receiver.url, Math.min(DELIVERIES, CEILING_REQUESTS)).finally(() => load.stop());
+        ceilings.push({ round: r + 1, condition, deliveriesPerSecond: ceiling.deliveriesPerSecond, loadAverage: loadAverage() });
+      }
       // Each round starts with another contestant, so none always drains right after the same one.
       const order = contestants.map((_, i) => contestants[(i + r) % contestants.length]!);
       for (const contestant of order) {
@@ -234,7 +247,7 @@ try {
   // The service's latency under `immediate`, quiet and busy (on PostgreSQL, else the first service contestant).
   const latency: Partial<Record<Condition, Latency & { loadAverage: number }>> = {};
   const service = contestants.find((c): c is ServiceContestant => c instanceof ServiceContestant);
-  if (service) {
+  if (service && !flag('no-latency')) {
     const { service: process_, api } = await service.startService();
     try {
       await api.settings({ deliveryFrequency: 'immediate' });
@@ -270,6 +283,7 @@ try {
   for (const c of contestants) await c.dispose().catch((err: unknown) => console.error(`could not remove ${c.name}'s database: ${String(err)}`));
   receiver.stop();
   build.dispose();
+  baselineBuild?.dispose();
 }
 
 // ---------------------------------------------------------------- summary

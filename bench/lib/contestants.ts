@@ -44,15 +44,17 @@ export class ServiceContestant implements Contestant {
     private readonly db: ServiceDatabase,
     private readonly env: Record<string, string>,
     private readonly schedule: string,
+    /** Where each drain's service writes a V8 CPU profile (--profile), if anywhere. */
+    private readonly profileDir: string | undefined,
   ) {
     this.database = db.name;
   }
 
   /** A database of its own, the admin, the sources, alerts and webhooks; delivery off. */
-  static async create(options: { name: string; kind: 'postgres' | 'pglite'; cli: string; pgUrl: string; receiverUrl: string; schedule: string }): Promise<ServiceContestant> {
-    const db = await prepareServiceDatabase(options.kind, options.pgUrl, 'aw_contention');
+  static async create(options: { name: string; kind: 'postgres' | 'pglite'; cli: string; pgUrl: string; receiverUrl: string; schedule: string; profileDir?: string | undefined }): Promise<ServiceContestant> {
+    const db = await prepareServiceDatabase(options.kind, options.pgUrl, `aw_contention_${options.name.replace(/\W/g, '_')}`);
     const env = { ...db.env, ADMIN_PASSWORD, PUBLIC_BASE_URL: 'http://localhost:3000' };
-    const contestant = new ServiceContestant(options.name, options.cli, db, env, options.schedule);
+    const contestant = new ServiceContestant(options.name, options.cli, db, env, options.schedule, options.profileDir);
     await contestant.#withService(async (api) => {
       await api.settings({ deliveryFrequency: 'none', cleanupFrequency: 'none' });
       for (const key of ['bench', 'steady']) await api.call('POST', '/api/admin/sources', { key, name: key });
@@ -75,7 +77,7 @@ export class ServiceContestant implements Contestant {
   }
 
   async start(): Promise<Sender> {
-    const { service, api } = await this.startService();
+    const { service, api } = await this.startService(this.profileDir);
     await api.settings({ deliveryFrequency: this.schedule });
     return {
       pid: service.child.pid!,
@@ -92,8 +94,8 @@ export class ServiceContestant implements Contestant {
   }
 
   /** A fresh service process and its signed-in admin (delivery as the stored settings say). */
-  async startService(): Promise<{ service: ServiceProcess; api: AdminClient }> {
-    const service = await ServiceProcess.start(this.cli, this.env);
+  async startService(profileDir?: string): Promise<{ service: ServiceProcess; api: AdminClient }> {
+    const service = await ServiceProcess.start(this.cli, this.env, profileDir);
     const api = new AdminClient(service.baseUrl);
     await api.signIn(ADMIN_PASSWORD);
     return { service, api };
@@ -119,6 +121,7 @@ export class PeerContestant implements Contestant {
   constructor(
     private readonly db: PeerDatabase,
     private readonly receiverUrl: string,
+    private readonly profileDir?: string,
   ) {}
 
   get name(): string {
@@ -134,7 +137,7 @@ export class PeerContestant implements Contestant {
   }
 
   async start(): Promise<Sender> {
-    const worker: PeerWorker = await this.db.startWorker(this.receiverUrl);
+    const worker: PeerWorker = await this.db.startWorker(this.receiverUrl, this.profileDir);
     return { pid: worker.pid, peakRssMb: () => worker.peakRssMb(), check: () => worker.check(), stop: () => worker.stop() };
   }
 

@@ -76,10 +76,10 @@ export class PeerDatabase {
     return Math.round(deliveries / seconds);
   }
 
-  /** Starts a fresh worker process on the backlog; answers once it runs. */
-  async startWorker(receiverUrl: string): Promise<PeerWorker> {
+  /** Starts a fresh worker process on the backlog (writing a V8 CPU profile in `profileDir`, if given); answers once it runs. */
+  async startWorker(receiverUrl: string, profileDir?: string): Promise<PeerWorker> {
     const child = fork(this.definition.workerScript, [], {
-      execArgv: ['--import', 'tsx'],
+      execArgv: ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
       env: { ...process.env, PEER_DATABASE_URL: this.connectionString, PEER_RECEIVER_URL: receiverUrl },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
