@@ -231,6 +231,22 @@ export async function releaseClaims(db: Queryable, claims: readonly Pick<Claimed
 }
 
 /**
+ * Extends the leases of claims still held by this process (waiting for a slot, or in flight) to `leaseMs` from now:
+ * a claim whose lease ran out may be claimed and sent again elsewhere. Only the claim each lease belongs to
+ * (`lease_token`), and only while pending. Not counted as an attempt.
+ */
+export async function renewLeases(db: Queryable, claims: readonly Pick<ClaimedDelivery, 'id' | 'leaseToken'>[], leaseMs: number): Promise<number> {
+  if (claims.length === 0) return 0;
+  const { rowCount } = await db.query(
+    `UPDATE webhook_deliveries d SET locked_until = now() + $3 * interval '1 millisecond'
+     FROM unnest($1::bigint[], $2::int[]) AS u(id, lease_token)
+     WHERE d.id = u.id AND d.lease_token = u.lease_token AND d.status = 'pending'`,
+    [claims.map((c) => c.id), claims.map((c) => c.leaseToken), leaseMs],
+  );
+  return rowCount;
+}
+
+/**
  * Lets go of every claim still leased, its deliveries due at once with their attempt counted (it may have gone out:
  * at least once, as when a lease ends). Only where no live process can hold a claim: the embedded database at its
  * start, which one process holds at a time. Answers how many were released.
