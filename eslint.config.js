@@ -12,4 +12,14 @@ export default tseslint.config(
       'no-constant-condition': ['error', { checkLoops: false }],
     },
   },
+  {
+    // The console takes the server's API shapes as types only: a value import would bundle server code (and Node's).
+    files: ['console/src/**/*.{ts,tsx}'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/src/**', 'typebox'], allowTypeImports: true, message: 'The console imports the server\'s shapes with `import type` only.' }] },
+      ],
+    },
+  },
 );

@@ -27,7 +27,8 @@ import type { Keyring } from './secrets/keyring.js';
 import { metricsRoutes } from './metrics/metrics.routes.js';
 import { graphRoutes } from './sources/graph.routes.js';
 import type { GraphRegistry } from './sources/graph-registry.js';
-import { sourceRoutes } from './sources/sources.routes.js';
+import { QuerySlots } from './sources/query-slots.js';
+import { dataSourceListRoutes, sourceRoutes } from './sources/sources.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 
 export interface AppDependencies {
@@ -91,10 +92,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(withAccess('admin', userRoutes), { db, initialPasswordFile: initialPasswordPath(config.dataDir) });
   await app.register(withAccess('admin', applicationRoutes), { db });
   await app.register(settingsRoutes, { settings, publicBaseUrl: config.publicBaseUrl });
-  await app.register(sourceRoutes, { db, keyring: deps.keyring, graphs: deps.graphs });
-  await app.register(graphRoutes, { db, graphs: deps.graphs, metrics: deps.metrics });
+  await app.register(withAccess('admin', sourceRoutes), { db, keyring: deps.keyring, graphs: deps.graphs });
+  await app.register(withAccess('user', dataSourceListRoutes), { db, graphs: deps.graphs });
+  const querySlots = new QuerySlots();
+  await app.register(withAccess('user', graphRoutes), { db, graphs: deps.graphs, metrics: deps.metrics, slots: querySlots });
   await app.register(alertRoutes, { db, publicBaseUrl: config.publicBaseUrl, graphs: deps.graphs, limits: config.alertLimits });
-  await app.register(alertRunRoutes, { run: deps.alertRuns, kick: deps.kickAlertRuns });
+  await app.register(alertRunRoutes, { run: deps.alertRuns, kick: deps.kickAlertRuns, slots: querySlots });
   await app.register(withAccess('admin', webhookRoutes), {
     db,
     settings,

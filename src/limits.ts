@@ -16,3 +16,10 @@ export const MAX_WEBHOOKS = 10_000;
  * its transaction's growth of the database to tens of megabytes; 2,000,000 took 25 s and 1.3 GB.
  */
 export const MAX_DELIVERIES_PER_CALL = 50_000;
+
+/**
+ * What of a receiver's answer headers each attempt keeps in its delivery's attempt log (the receiver chooses them, so
+ * they are bounded like the body's first 4 KiB): at most `count` headers, each value cut at `valueChars`,
+ * `totalChars` in all (names and values).
+ */
+export const RECORDED_RESPONSE_HEADERS = { count: 40, valueChars: 512, totalChars: 4096 } as const;

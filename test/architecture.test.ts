@@ -55,14 +55,17 @@ function layerOf(file: string): Layer | undefined {
 
 const name = (file: string) => relative(SRC, file).split(sep).join('/');
 
-/** The relative specifiers of `import … from`, `export … from`, `import '…'` and `import('…')`. */
-function specifiersOf(text: string): string[] {
+/** The specifiers of `import … from`, `export … from`, `import '…'` and `import('…')`, packages included. */
+function allSpecifiersOf(text: string): string[] {
   // Comments go first, so an example in a comment is not read as an import. `//` only after a space or at the
   // start of a line: `'postgres://…'` is a string, not a comment.
   const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|\s)\/\/.*$/gm, '$1');
   const patterns = [/\b(?:import|export)\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]/g, /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g, /\bimport\s*['"]([^'"]+)['"]/g];
-  return patterns.flatMap((pattern) => [...code.matchAll(pattern)].map((match) => match[1]!)).filter((spec) => spec.startsWith('.'));
+  return patterns.flatMap((pattern) => [...code.matchAll(pattern)].map((match) => match[1]!));
 }
+
+/** The relative specifiers: the imports of files of src/. */
+const specifiersOf = (text: string) => allSpecifiersOf(text).filter((spec) => spec.startsWith('.'));
 
 interface Edge {
   from: string;
@@ -152,6 +155,22 @@ describe('direction of imports in src/', () => {
   it('has no import running up the layers (a room never imports the composition, the commands or an entry point)', () => {
     const rank = (file: string) => LAYERS.indexOf(layerOf(file)!);
     expect(edges.filter(({ from, to }) => rank(to) < rank(from)).map(({ from, to }) => `${name(from)} → ${name(to)}`)).toEqual([]);
+  });
+
+  it('keeps the API shapes (every schemas.ts and *-schemas.ts) free of Node: they and all they import take no package but typebox', () => {
+    // The console imports their types (console/tsconfig.json has no Node types): a schema file that reached pg,
+    // node:fs or the like, through any chain of imports, would stop the console's typecheck.
+    const schemaFiles = files.filter((file) => /(^|[/-])schemas\.ts$/.test(name(file)));
+    expect(schemaFiles.length).toBeGreaterThan(6);
+    const reached = new Set<string>();
+    const visit = (file: string): void => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const edge of edges) if (edge.from === file) visit(edge.to);
+    };
+    schemaFiles.forEach(visit);
+    const packages = [...reached].flatMap((file) => allSpecifiersOf(readFileSync(file, 'utf8')).filter((spec) => !spec.startsWith('.')).map((spec) => `${name(file)} → ${spec}`));
+    expect(packages.filter((via) => !via.endsWith('→ typebox'))).toEqual([]);
   });
 
   it('keeps src/http free of any domain: route files of every folder import it', () => {

@@ -23,12 +23,13 @@ export function onSignedOut(listener: Listener): () => void {
   return () => signedOutListeners.delete(listener);
 }
 
-export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   let response: Response;
   try {
     response = await fetch(path, {
       method,
       credentials: 'same-origin',
+      ...(signal ? { signal } : {}),
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
@@ -45,7 +46,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
   return parsed as T;
 }
 
-export const get = <T>(path: string) => api<T>('GET', path);
+export const get = <T>(path: string, signal?: AbortSignal) => api<T>('GET', path, undefined, signal);
 export const post = <T>(path: string, body?: unknown) => api<T>('POST', path, body);
 export const patch = <T>(path: string, body: unknown) => api<T>('PATCH', path, body);
 export const del = (path: string) => api<void>('DELETE', path);

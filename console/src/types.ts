@@ -1,128 +1,86 @@
-// The shapes the public API answers (docs/api.md), as the console reads them. Those the server declares in a
-// domain's schemas.ts are imported from there, types only (nothing of the server is bundled); the rest are still
-// written here until their domain's schemas can be read without the server's Node code.
+// The shapes the public API answers (docs/api.md), as the console reads them: every one is the server's own, derived
+// from its TypeBox schema (src/*/schemas.ts) and imported type-only, so nothing of the server is bundled and a
+// change of shape on the server fails the console's typecheck. The few lists the console needs at run time are
+// written here, checked against the server's types by `every` below.
+import type { AlertRunRecord, Alert, AlertColumn, AlertQuery, CaseActionEntry, CaseList, CaseMatch, CaseStatus, Case, PopulatedCase, Preview, PreviewRow } from '../../src/alerts/schemas';
 import type { Application, Group, User } from '../../src/auth/schemas';
-import type { WebhookSettings } from '../../src/settings/schemas';
+import type { CaseStatusChangeEvent, NewCaseEvent, NewMatchEvent, PingEvent, WebhookDisabledEvent } from '../../src/outbox/event-schemas';
+import type { AttemptLogEntry, Delivery as DeliveryAnswer, DeliveryHealth, DeliveryStatus, EventType, LKE_EVENT_TYPES } from '../../src/outbox/schemas';
+import type { Settings, WebhookSettings } from '../../src/settings/schemas';
+import type { DataSourceAnswer, DataSourceSummary, GraphEdge, GraphNode } from '../../src/sources/schemas';
+import type { SecretRotation, Webhook, WebhookDetails, WebhookEvent, WebhookListItem } from '../../src/webhooks/schemas';
+import type { Static } from 'typebox';
 
-export type { Application, Group, User, WebhookSettings };
+export type {
+  Alert,
+  AlertColumn,
+  AlertQuery,
+  AlertRunRecord as AlertRun,
+  Application,
+  AttemptLogEntry as Attempt,
+  Case,
+  CaseList,
+  CaseMatch,
+  CaseStatus,
+  DataSourceAnswer as AdminDataSource,
+  DeliveryHealth,
+  DeliveryStatus,
+  EventType,
+  GraphEdge,
+  GraphNode,
+  Group,
+  PopulatedCase,
+  Preview,
+  PreviewRow,
+  SecretRotation,
+  Settings,
+  User,
+  Webhook,
+  WebhookDetails,
+  WebhookEvent,
+  WebhookListItem,
+  WebhookSettings,
+};
 
-export const EVENT_TYPES = ['newCase', 'newMatch', 'caseStatusChange', 'webhookDisabled'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-/** Events of no data source: subscribed to on "all data sources" only (the API refuses a sourceKey on them). */
-export const SOURCELESS_EVENT_TYPES: readonly EventType[] = ['webhookDisabled'];
-/** What the API subscribes a new webhook to when `events` is left out (never webhookDisabled: it is asked for). */
-export const DEFAULT_EVENT_TYPES: readonly EventType[] = ['newCase', 'newMatch', 'caseStatusChange'];
+/** A data source as every signed-in user lists it (GET /api/dataSources). */
+export type DataSource = DataSourceSummary;
 
-export interface WebhookEvent {
-  eventType: EventType;
-  sourceKey?: string;
-}
+/** Every payload a receiver may be sent (the OpenAPI document's webhooks). */
+export type EventPayload = Static<typeof NewCaseEvent | typeof NewMatchEvent | typeof CaseStatusChangeEvent | typeof WebhookDisabledEvent | typeof PingEvent>;
 
-export interface Webhook {
-  id: number;
-  url: string;
-  description: string;
-  events: WebhookEvent[];
-  enabled: boolean;
-  disabledAt: string | null;
-  /** `"by <username>"` or `"automatically after …"`; null while enabled. */
-  disabledReason: string | null;
-  /** Since when its attempts have all failed (the failure streak); null when the last one succeeded. */
-  failingSince: string | null;
-  /** Until when the secret before the last rotation still signs; null when no overlap runs. */
-  previousSecretExpiresAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  /** Only in the read of one webhook. */
-  deliveryCounts?: { pending: number; sent: number; failed: number };
-}
+/** A delivery, its payload read as the event it is (the server keeps it as any JSON: it is the exact body sent). */
+export type Delivery = Omit<DeliveryAnswer, 'payload'> & { payload: EventPayload };
 
-/** The answer of POST /api/admin/webhooks/:id/secret; `secret` only when the service generated it. */
-export interface SecretRotation {
-  webhookId: number;
-  secret?: string;
-  previousSecretExpiresAt: string | null;
-}
+/** One entry of a case's action log. */
+export type CaseAction = CaseActionEntry;
 
-export type DeliveryStatus = 'pending' | 'sent' | 'failed';
-
-export interface Attempt {
-  attemptedAt: string;
-  durationMs: number;
-  responseStatus?: number;
-  error?: string;
-  responseBody?: string;
-}
-
-export interface Delivery {
-  id: number;
-  webhookId: number;
-  payload: { eventType: string; sourceKey?: string; data: unknown };
-  sentDate: string | null;
-  error?: string;
-  status: DeliveryStatus;
-  attempts: number;
-  nextAttemptAt: string | null;
-  responseStatus?: number;
-  createdAt: string;
-  updatedAt: string;
-  /** Only in the read of one delivery. */
-  attemptLog?: Attempt[];
-}
-
+/** A paged list (`totalCount` counts every item, `items` the page's). */
 export interface Page<T> {
   totalCount: number;
   items: T[];
 }
 
-export interface DataSource {
-  key: string;
-  name: string;
-  connected: boolean;
-}
+/**
+ * `list`, checked by the compiler to hold every member of the union `T` (and nothing else): a member added on the
+ * server fails the console's typecheck here until the console lists it.
+ */
+const every =
+  <T extends string>() =>
+  <const L extends readonly T[]>(list: L & ([Exclude<T, L[number]>] extends [never] ? unknown : { missing: Exclude<T, L[number]> })): L =>
+    list;
 
-export interface Alert {
-  id: number;
-  sourceKey: string;
-  title: string;
-  description: string;
-  enabled: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export type CaseStatus = 'unconfirmed' | 'confirmed' | 'dismissed' | 'in-progress';
-
-export interface Case {
-  id: number;
-  sourceKey: string;
-  alertId: number;
-  status: CaseStatus;
-  statusUpdateDate?: string;
-  user?: { id: number; username: string; email: string };
-  nodes: string[];
-  edges: string[];
-  matchCount: number;
-  url: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface CaseAction {
-  id: number;
-  caseId: number;
-  user: { id: number; username: string; email: string };
-  action: 'confirm' | 'dismiss' | 'unconfirm' | 'in-progress' | 'comment';
-  comment?: string;
-  application?: { id: number; name: string };
-  createdAt: string;
-}
-
+export const EVENT_TYPES = every<EventType>()(['newCase', 'newMatch', 'caseStatusChange', 'webhookDisabled']);
+/** Events of no data source (their payload has no `sourceKey`): subscribed to on "all data sources" only. */
+export const SOURCELESS_EVENT_TYPES: readonly EventType[] = every<Extract<Exclude<EventPayload, { sourceKey: string }>['eventType'], EventType>>()(['webhookDisabled']);
+/** What the API subscribes a new webhook to when `events` is left out (never webhookDisabled: it is asked for). */
+export const DEFAULT_EVENT_TYPES: readonly EventType[] = every<(typeof LKE_EVENT_TYPES)[number]>()(['newCase', 'newMatch', 'caseStatusChange']);
+export const CASE_STATUSES = every<CaseStatus>()(['unconfirmed', 'in-progress', 'confirmed', 'dismissed']);
+export const DELIVERY_STATUSES = every<DeliveryStatus>()(['pending', 'sent', 'failed']);
 
 /** The two built-in groups (docs/api.md): the API has no route listing groups. */
 export const GROUPS = [
   { id: 1, name: 'Admin' },
   { id: 2, name: 'Analyst' },
-] as const;
+] as const satisfies readonly Pick<Group, 'id' | 'name'>[];
 
 export const isAdmin = (user: User) => user.groups.some((g) => g.id === 1 || g.name === 'Admin');

@@ -22,7 +22,7 @@ export function alertQueryChecker(db: Database, graphs: GraphRegistry): QueryChe
         stream = await graph.run(q.query, { readOnly: true, timeoutMs: Math.min(timeoutMs, CHECK_TIMEOUT_MS), maxRows: 1 });
       } catch (err) {
         if (err instanceof GraphError && (err.key === 'bad_graph_request' || err.key === 'write_forbidden')) {
-          throw new AppError('invalid_alert_query', `${named}: ${err.key === 'write_forbidden' ? 'an alert query may only read: ' : ''}${err.message}`);
+          throw new AppError('invalid_alert_query', `${named}: ${err.key === 'write_forbidden' ? 'an alert query may only read: ' : ''}${err.message}`, undefined, `queries[${i}].query`);
         }
         if (err instanceof GraphError && err.key === 'graph_request_timeout') continue;
         throw err;
@@ -40,13 +40,13 @@ export function alertQueryChecker(db: Database, graphs: GraphRegistry): QueryChe
       }
       const returned = stream.columns;
       if (target !== null && !returned.includes(target)) {
-        throw new AppError('invalid_alert_target', `target "${target}" is not returned by ${named}, which returns ${returned.join(', ') || 'nothing'}`);
+        throw new AppError('invalid_alert_target', `target "${target}" is not returned by ${named}, which returns ${returned.join(', ') || 'nothing'}`, undefined, 'target');
       }
       if (target !== null && first && !holdsGraphItems(first[target]!)) {
-        throw new AppError('invalid_alert_target', `target "${target}" of ${named} holds no node, edge or path: a case is about graph items`);
+        throw new AppError('invalid_alert_target', `target "${target}" of ${named} holds no node, edge or path: a case is about graph items`, undefined, 'target');
       }
       columns.forEach((c, j) => {
-        if (!returned.includes(c.columnName)) throw invalidParameter(`columns[${j}].columnName "${c.columnName}" is not returned by ${named}, which returns ${returned.join(', ')}`);
+        if (!returned.includes(c.columnName)) throw invalidParameter(`columns[${j}].columnName "${c.columnName}" is not returned by ${named}, which returns ${returned.join(', ')}`, `columns[${j}].columnName`);
       });
     }
   };

@@ -2,24 +2,28 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireUser } from '../auth/authenticate.js';
 import { invalidParameter } from '../errors.js';
+import { queryRefused } from '../graph/graph-source.js';
 import { Subgraph } from '../graph/items.js';
 import { errorResponses, pageOf, Paging } from '../http/schemas.js';
 import { claimAlert, runClaimedAlert, type RunDependencies } from './alert-run.js';
 import { columnValues } from './alert-rows.js';
 import { alertQueries, alertRuns, findAlert } from './alerts.js';
 import { findCase } from './cases.js';
+import type { QuerySlots } from '../sources/query-slots.js';
 import { AlertParams, AlertRunSchema, CaseParams, MatchSchema, PreviewAnswer, PreviewBody, SourceKey } from './schemas.js';
 
 export interface AlertRunRoutesOptions {
   run: RunDependencies;
   /** Where this process runs the schedule: told at once of a run asked for without waiting. */
   kick?: (() => void) | undefined;
+  /** The interactive queries each user has running, shared with run/query. */
+  slots: QuerySlots;
 }
 
 const DEFAULT_PREVIEW_LIMIT = 50;
 const DEFAULT_PREVIEW_TIMEOUT_MS = 30_000;
 
-export const alertRunRoutes: FastifyPluginAsyncTypebox<AlertRunRoutesOptions> = async (app, { run, kick }) => {
+export const alertRunRoutes: FastifyPluginAsyncTypebox<AlertRunRoutesOptions> = async (app, { run, kick, slots }) => {
   const { db, graphs, limits } = run;
 
   app.post(
@@ -86,22 +90,25 @@ export const alertRunRoutes: FastifyPluginAsyncTypebox<AlertRunRoutesOptions> = 
         summary: 'What an alert query would find: each row as a match (its nodes, edges and column values), recording nothing',
         params: Type.Object({ sourceKey: SourceKey }),
         body: PreviewBody,
-        response: { 200: PreviewAnswer, ...errorResponses(400, 401, 403, 503, 504) },
+        response: { 200: PreviewAnswer, ...errorResponses(400, 401, 403, 429, 503, 504) },
       },
     },
-    async (request) => {
-      requireUser(request);
+    async (request) => slots.hold(requireUser(request).userId, async () => {
       const { graph } = await graphs.require(db, request.params.sourceKey);
       const columns = request.body.columns ?? [];
-      const stream = await graph.run(request.body.query, {
-        readOnly: true,
-        timeoutMs: Math.min(request.body.timeout ?? DEFAULT_PREVIEW_TIMEOUT_MS, limits.maxRuntimeMs),
-        maxRows: request.body.limit ?? DEFAULT_PREVIEW_LIMIT,
-      });
+      const stream = await graph
+        .run(request.body.query, {
+          readOnly: true,
+          timeoutMs: Math.min(request.body.timeout ?? DEFAULT_PREVIEW_TIMEOUT_MS, limits.maxRuntimeMs),
+          maxRows: request.body.limit ?? DEFAULT_PREVIEW_LIMIT,
+        })
+        .catch((err: unknown) => {
+          throw queryRefused(err, 'query');
+        });
       const target = request.body.target;
       if (target && !stream.columns.includes(target)) {
         await stream.close();
-        throw invalidParameter(`target "${target}" is not returned by the query, which returns ${stream.columns.join(', ')}`);
+        throw invalidParameter(`target "${target}" is not returned by the query, which returns ${stream.columns.join(', ')}`, 'target');
       }
       const rows = [];
       for await (const row of stream) {
@@ -111,7 +118,7 @@ export const alertRunRoutes: FastifyPluginAsyncTypebox<AlertRunRoutesOptions> = 
         rows.push({ ...subgraph.toJSON(), columns: columns.map((c) => values[c.columnName] as string | number | null) });
       }
       return rows;
-    },
+    }),
   );
 
   app.get(

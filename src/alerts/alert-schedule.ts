@@ -5,14 +5,14 @@ import { invalidParameter } from '../errors.js';
 export function checkAlertCron(value: string): string {
   const cron = value.trim();
   const fields = cron.split(/\s+/).length;
-  if (fields !== 5 && fields !== 6) throw invalidParameter(`cron "${value}" is not a valid CRON expression (5 fields, or 6 with seconds; got ${fields})`);
+  if (fields !== 5 && fields !== 6) throw invalidParameter(`cron "${value}" is not a valid CRON expression (5 fields, or 6 with seconds; got ${fields})`, 'cron');
   let next: Date | null;
   try {
     next = new Cron(cron, { paused: true }).nextRun();
   } catch (err) {
-    throw invalidParameter(`cron "${value}" is not a valid CRON expression (${(err as Error).message})`);
+    throw invalidParameter(`cron "${value}" is not a valid CRON expression (${(err as Error).message})`, 'cron');
   }
-  if (!next) throw invalidParameter(`cron "${value}" never fires: no date matches it`);
+  if (!next) throw invalidParameter(`cron "${value}" never fires: no date matches it`, 'cron');
   return cron;
 }
 

@@ -3,17 +3,15 @@ import { Type } from 'typebox';
 import { requireUser } from '../auth/authenticate.js';
 import type { Database } from '../db/database.js';
 import { noContent } from '../http/no-content.js';
-import { errorResponses, pageOf, Paging, Timestamp } from '../http/schemas.js';
+import { errorResponses, pageOf, Paging } from '../http/schemas.js';
 import type { GraphRegistry } from '../sources/graph-registry.js';
 import { alertQueryChecker } from './alert-check.js';
 import { createAlert, deleteAlert, findAlert, listAlerts, loadAlert, updateAlert, type AlertLimits } from './alerts.js';
 import { populateCase } from './case-graph.js';
 import { applyCaseAction, CASE_ACTIONS, listCaseActions, MAX_COMMENT_LENGTH } from './case-actions.js';
-import { CASE_STATUSES, findCase, listCases, toCase } from './cases.js';
+import { findCase, listCases, toCase } from './cases.js';
 import { MAX_ID_LENGTH, MAX_MATCHES_PER_CALL, MAX_TARGET_IDS, reportMatches } from './matches.js';
-import { AlertParams, AlertSchema, CaseParams, CaseSchema, CreateAlertBody, PopulatedCaseSchema, SourceKey, UpdateAlertBody } from './schemas.js';
-
-const UserRef = Type.Object({ id: Type.Integer(), username: Type.String(), email: Type.String() });
+import { AlertParams, AlertSchema, CASE_STATUSES, CaseActionSchema, CaseListSchema, CaseParams, CreateAlertBody, PopulatedCaseSchema, SourceKey, UpdateAlertBody } from './schemas.js';
 
 const IdList = Type.Array(Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH }), { maxItems: MAX_TARGET_IDS });
 
@@ -148,10 +146,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
         params: AlertParams,
         querystring: Type.Object({ ...Paging, status: Type.Optional(Type.Enum([...CASE_STATUSES])) }),
         response: {
-          200: Type.Object({
-            counts: Type.Object({ unconfirmed: Type.Integer(), confirmed: Type.Integer(), dismissed: Type.Integer(), 'in-progress': Type.Integer() }),
-            cases: Type.Array(CaseSchema),
-          }),
+          200: CaseListSchema,
           ...errorResponses(400, 401, 404),
         },
       },
@@ -216,20 +211,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
         summary: 'The action log of a case, oldest first',
         params: CaseParams,
         response: {
-          200: Type.Object({
-            items: Type.Array(
-              Type.Object({
-                id: Type.Integer(),
-                caseId: Type.Integer(),
-                user: Type.Union([UserRef, Type.Null()]),
-                action: Type.String(),
-                comment: Type.Optional(Type.String()),
-                application: Type.Optional(Type.Object({ id: Type.Integer(), name: Type.String() })),
-                createdAt: Timestamp,
-                updatedAt: Timestamp,
-              }),
-            ),
-          }),
+          200: Type.Object({ items: Type.Array(CaseActionSchema) }),
           ...errorResponses(400, 401, 404),
         },
       },

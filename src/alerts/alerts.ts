@@ -6,74 +6,13 @@ import type { Database, Queryable, Transaction } from '../db/database.js';
 import { AppError, invalidParameter, notFound } from '../errors.js';
 import { requireDataSources } from '../sources/sources.js';
 import { checkAlertCron, nextRunAfter } from './alert-schedule.js';
+import { COLUMN_TYPES, MAX_COLUMN_NAME, MAX_COLUMNS, MAX_DESCRIPTION, MAX_QUERIES, MAX_QUERY_NAME, MAX_QUERY_TEXT, MAX_TITLE, type Alert, type AlertColumn, type AlertQuery, type AlertRunRecord, type RunProblem } from './schemas.js';
 
-export const MAX_TITLE = 200;
-export const MAX_DESCRIPTION = 4000;
-export const MAX_QUERIES = 20;
-export const MAX_QUERY_NAME = 200;
-export const MAX_QUERY_TEXT = 100_000;
-export const MAX_COLUMNS = 50;
-export const MAX_COLUMN_NAME = 200;
 export const MAX_RUNS_SHOWN = 10;
-export const COLUMN_TYPES = ['string', 'number'] as const;
 // A returned variable's name, as Cypher writes it unquoted.
 const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]{0,199}$/;
 
-export interface AlertColumn {
-  type: (typeof COLUMN_TYPES)[number];
-  columnTitle: string;
-  columnName: string;
-}
-
-export interface AlertQuery {
-  id: number;
-  name: string;
-  query: string;
-  dialect: 'cypher';
-  description: string;
-}
-
-export interface RunProblem {
-  source: 'alertQuery' | 'alert';
-  queryId?: number;
-  error: { key: string; message: string };
-  partial: boolean;
-}
-
-export interface AlertRunRecord {
-  id: number;
-  trigger: 'schedule' | 'manual';
-  outcome: 'ok' | 'partial' | 'failed';
-  startedAt: string;
-  durationMs: number;
-  rowsRead: number;
-  matchesNew: number;
-  matchesSeen: number;
-  casesOpened: number;
-  eventsEmitted: number;
-  problems: RunProblem[];
-}
-
-export interface Alert {
-  id: number;
-  sourceKey: string;
-  title: string;
-  description: string;
-  enabled: boolean;
-  cron: string | null;
-  columns: AlertColumn[];
-  queries: AlertQuery[];
-  target: string | null;
-  maxMatches: number;
-  timeoutMs: number;
-  lastRun: string | null;
-  nextRun: string | null;
-  status: 'running' | 'idle';
-  lastRunProblem: RunProblem[];
-  runs: AlertRunRecord[];
-  createdAt: string;
-  updatedAt: string;
-}
+export type { Alert, AlertColumn, AlertQuery, AlertRunRecord, RunProblem } from './schemas.js';
 
 export interface AlertRow {
   id: number;
@@ -155,48 +94,48 @@ export function toAlert(row: AlertRow, queries: AlertQuery[], runs: AlertRunReco
 
 function checkTitle(title: string): string {
   const trimmed = title.trim();
-  if (!trimmed || trimmed.length > MAX_TITLE) throw invalidParameter(`title must be 1 to ${MAX_TITLE} characters`);
+  if (!trimmed || trimmed.length > MAX_TITLE) throw invalidParameter(`title must be 1 to ${MAX_TITLE} characters`, 'title');
   return trimmed;
 }
 
 function checkDescription(description: string): string {
-  if (description.length > MAX_DESCRIPTION) throw invalidParameter(`description must be at most ${MAX_DESCRIPTION} characters`);
+  if (description.length > MAX_DESCRIPTION) throw invalidParameter(`description must be at most ${MAX_DESCRIPTION} characters`, 'description');
   return description;
 }
 
 function checkColumns(columns: AlertColumn[]): AlertColumn[] {
-  if (columns.length > MAX_COLUMNS) throw invalidParameter(`columns must have at most ${MAX_COLUMNS} items`);
+  if (columns.length > MAX_COLUMNS) throw invalidParameter(`columns must have at most ${MAX_COLUMNS} items`, 'columns');
   return columns.map((c, i) => {
-    if (!COLUMN_TYPES.includes(c.type)) throw invalidParameter(`columns[${i}].type must be "string" or "number"`);
-    if (!c.columnTitle?.trim() || c.columnTitle.length > MAX_COLUMN_NAME) throw invalidParameter(`columns[${i}].columnTitle must be 1 to ${MAX_COLUMN_NAME} characters`);
-    if (!c.columnName || !VARIABLE.test(c.columnName)) throw invalidParameter(`columns[${i}].columnName must name a returned column (letters, digits and _)`);
+    if (!COLUMN_TYPES.includes(c.type)) throw invalidParameter(`columns[${i}].type must be "string" or "number"`, `columns[${i}].type`);
+    if (!c.columnTitle?.trim() || c.columnTitle.length > MAX_COLUMN_NAME) throw invalidParameter(`columns[${i}].columnTitle must be 1 to ${MAX_COLUMN_NAME} characters`, `columns[${i}].columnTitle`);
+    if (!c.columnName || !VARIABLE.test(c.columnName)) throw invalidParameter(`columns[${i}].columnName must name a returned column (letters, digits and _)`, `columns[${i}].columnName`);
     return { type: c.type, columnTitle: c.columnTitle.trim(), columnName: c.columnName };
   });
 }
 
 function checkTarget(target: string | null): string | null {
   if (target === null || target === '') return null;
-  if (!VARIABLE.test(target)) throw invalidParameter('target must name a returned variable (letters, digits and _)');
+  if (!VARIABLE.test(target)) throw invalidParameter('target must name a returned variable (letters, digits and _)', 'target');
   return target;
 }
 
 function checkLimit(value: number | null | undefined, name: string, max: number, min: number): number | null {
   if (value === null || value === undefined) return null;
-  if (!Number.isInteger(value) || value < min || value > max) throw invalidParameter(`${name} must be an integer from ${min} to ${max} (the global limit)`);
+  if (!Number.isInteger(value) || value < min || value > max) throw invalidParameter(`${name} must be an integer from ${min} to ${max} (the global limit)`, name);
   return value;
 }
 
 function checkQueryFields(q: QueryInput, at: string, partial: boolean): { name?: string; query?: string; description?: string } {
   const out: { name?: string; query?: string; description?: string } = {};
-  if (q.dialect !== undefined && q.dialect !== 'cypher') throw invalidParameter(`${at}.dialect must be "cypher"`);
+  if (q.dialect !== undefined && q.dialect !== 'cypher') throw invalidParameter(`${at}.dialect must be "cypher"`, `${at}.dialect`);
   if (q.name !== undefined || !partial) {
     const name = (q.name ?? '').trim();
-    if (!name || name.length > MAX_QUERY_NAME) throw invalidParameter(`${at}.name must be 1 to ${MAX_QUERY_NAME} characters`);
+    if (!name || name.length > MAX_QUERY_NAME) throw invalidParameter(`${at}.name must be 1 to ${MAX_QUERY_NAME} characters`, `${at}.name`);
     out.name = name;
   }
   if (q.query !== undefined || !partial) {
     const query = q.query ?? '';
-    if (!query.trim() || query.length > MAX_QUERY_TEXT) throw invalidParameter(`${at}.query must be 1 to ${MAX_QUERY_TEXT} characters`);
+    if (!query.trim() || query.length > MAX_QUERY_TEXT) throw invalidParameter(`${at}.query must be 1 to ${MAX_QUERY_TEXT} characters`, `${at}.query`);
     out.query = query;
   }
   if (q.description !== undefined) out.description = checkDescription(q.description);
@@ -270,7 +209,7 @@ export async function createAlert(db: Database, sourceKey: string, input: AlertI
   const target = checkTarget(input.target ?? null);
   const maxMatches = checkLimit(input.maxMatches, 'maxMatches', limits.maxMatches, 1);
   const timeoutMs = checkLimit(input.timeoutMs, 'timeoutMs', limits.maxRuntimeMs, 1000);
-  if (input.queries && input.queries.length > MAX_QUERIES) throw invalidParameter(`queries must have at most ${MAX_QUERIES} items`);
+  if (input.queries && input.queries.length > MAX_QUERIES) throw invalidParameter(`queries must have at most ${MAX_QUERIES} items`, 'queries');
   const queries = (input.queries ?? []).map((q, i) => checkQueryFields(q, `queries[${i}]`, false) as { name: string; query: string; description?: string });
   await requireDataSources(db, [sourceKey]);
   if (queries.length && !(await sourceHasGraph(db, sourceKey))) throw noGraphForQueries(sourceKey);
@@ -294,7 +233,7 @@ async function insertQueries(tx: Transaction, alertId: number, queries: { name: 
 }
 
 function noGraphForQueries(sourceKey: string): AppError {
-  return invalidParameter(`queries: data source "${sourceKey}" has no graph to run them on; give it one (PATCH /api/admin/sources/${sourceKey}), or report matches with POST …/matches`);
+  return invalidParameter(`queries: data source "${sourceKey}" has no graph to run them on; give it one (PATCH /api/admin/sources/${sourceKey}), or report matches with POST …/matches`, 'queries');
 }
 
 /**
@@ -322,12 +261,12 @@ export async function updateAlert(db: Database, sourceKey: string, id: number, c
       created.push(checkQueryFields(q, at, false) as { name: string; query: string; description?: string });
       return;
     }
-    if (q.id === undefined || !next.has(q.id)) throw invalidParameter(`${at}.id must name a query of this alert to ${operation} it`);
+    if (q.id === undefined || !next.has(q.id)) throw invalidParameter(`${at}.id must name a query of this alert to ${operation} it`, `${at}.id`);
     if (operation === 'delete') next.delete(q.id);
     else Object.assign(next.get(q.id)!, checkQueryFields(q, at, true));
   });
   const all = [...next.values(), ...created];
-  if (all.length > MAX_QUERIES) throw invalidParameter(`queries: an alert has at most ${MAX_QUERIES}`);
+  if (all.length > MAX_QUERIES) throw invalidParameter(`queries: an alert has at most ${MAX_QUERIES}`, 'queries');
   if (all.length && !(await sourceHasGraph(db, sourceKey))) throw noGraphForQueries(sourceKey);
   const queriesChanged = changes.queries !== undefined && changes.queries.length > 0;
   if (all.length && (queriesChanged || changes.target !== undefined || changes.columns !== undefined)) {

@@ -5,7 +5,7 @@ import { enqueueEvents } from '../outbox/enqueue.js';
 import { renderCaseStatusChange } from '../outbox/events.js';
 import { findAlert } from './alerts.js';
 import { caseUrl } from './case-url.js';
-import type { CaseStatus } from './cases.js';
+import type { CaseStatus } from './schemas.js';
 
 /** Each action and the status it sets; `comment` records a comment only. */
 export const STATUS_OF_ACTION = {
@@ -51,9 +51,9 @@ export async function applyCaseAction(
   input: { action: CaseAction; comment?: string | undefined },
 ): Promise<void> {
   if (input.comment !== undefined && input.comment.length > MAX_COMMENT_LENGTH) {
-    throw invalidParameter(`comment must be at most ${MAX_COMMENT_LENGTH} characters`);
+    throw invalidParameter(`comment must be at most ${MAX_COMMENT_LENGTH} characters`, 'comment');
   }
-  if (input.action === 'comment' && !input.comment?.trim()) throw invalidParameter('comment must not be empty for the action "comment"');
+  if (input.action === 'comment' && !input.comment?.trim()) throw invalidParameter('comment must not be empty for the action "comment"', 'comment');
   await db.transaction(async (tx) => {
     const alert = await findAlert(tx, target.sourceKey, target.alertId, true);
     // FOR UPDATE: two concurrent changes of one case are applied one after the other, each judged on the other's result.

@@ -1,25 +1,9 @@
 import type { Queryable } from '../db/database.js';
 import { notFound } from '../errors.js';
 import { caseUrl } from './case-url.js';
+import type { Case, CaseStatus } from './schemas.js';
 
-export const CASE_STATUSES = ['unconfirmed', 'confirmed', 'dismissed', 'in-progress'] as const;
-export type CaseStatus = (typeof CASE_STATUSES)[number];
-
-export interface Case {
-  id: number;
-  sourceKey: string;
-  alertId: number;
-  hash: string;
-  status: CaseStatus;
-  statusUpdateDate?: string;
-  user?: { id: number; username: string; email: string };
-  nodes: string[];
-  edges: string[];
-  matchCount: number;
-  url: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type { Case } from './schemas.js';
 
 export interface CaseRow {
   id: number;

@@ -19,20 +19,20 @@ export interface MatchResult {
 /** Checks every rule before anything is written: a call that breaks one changes nothing. */
 export function checkMatches(matches: readonly Match[]): Target[] {
   if (matches.length > MAX_MATCHES_PER_CALL) {
-    throw invalidParameter(`matches must have at most ${MAX_MATCHES_PER_CALL} items, got ${matches.length}`);
+    throw invalidParameter(`matches must have at most ${MAX_MATCHES_PER_CALL} items, got ${matches.length}`, 'matches');
   }
   return matches.map((match, i) => {
     for (const kind of ['nodes', 'edges'] as const) {
       match[kind]?.forEach((id, j) => {
         if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) {
-          throw invalidParameter(`matches[${i}].${kind}[${j}] must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
+          throw invalidParameter(`matches[${i}].${kind}[${j}] must be a non-empty string of at most ${MAX_ID_LENGTH} characters`, `matches[${i}].${kind}[${j}]`);
         }
       });
     }
     const target = targetOf(match);
     const size = target.nodes.length + target.edges.length;
-    if (size === 0) throw invalidParameter(`matches[${i}] must have at least one node or edge ID`);
-    if (size > MAX_TARGET_IDS) throw invalidParameter(`matches[${i}] has ${size} node and edge IDs; a target has at most ${MAX_TARGET_IDS}`);
+    if (size === 0) throw invalidParameter(`matches[${i}] must have at least one node or edge ID`, `matches[${i}]`);
+    if (size > MAX_TARGET_IDS) throw invalidParameter(`matches[${i}] has ${size} node and edge IDs; a target has at most ${MAX_TARGET_IDS}`, `matches[${i}]`);
     return target;
   });
 }
@@ -50,6 +50,7 @@ async function checkDeliveryBound(db: Database, sourceKey: string, matchCount: n
   throw invalidParameter(
     `matches: this call could create up to ${most} deliveries (${matchCount} matches × ${webhooks} webhooks subscribed to newCase or newMatch ` +
       `on data source "${sourceKey}"), over the limit of ${maxDeliveries} deliveries per call: send at most ${Math.floor(maxDeliveries / webhooks)} matches per call`,
+    'matches',
   );
 }
 

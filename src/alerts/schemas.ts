@@ -1,9 +1,22 @@
-/** The API shapes of alerts, their runs and cases: one declaration each (LKE's Alert, with our extensions). */
-import { Type } from 'typebox';
+/**
+ * The API shapes of alerts, their runs and cases, and their limits: one declaration each (LKE's Alert, with our
+ * extensions). No Node import here (the console reads these types).
+ */
+import { Type, type Static } from 'typebox';
 import { PositiveId, Timestamp } from '../http/schemas.js';
 import { GraphEdgeSchema, GraphNodeSchema, SourceKey } from '../sources/schemas.js';
-import { COLUMN_TYPES, MAX_COLUMN_NAME, MAX_COLUMNS, MAX_DESCRIPTION, MAX_QUERIES, MAX_QUERY_NAME, MAX_QUERY_TEXT, MAX_TITLE } from './alerts.js';
-import { CASE_STATUSES } from './cases.js';
+
+export const MAX_TITLE = 200;
+export const MAX_DESCRIPTION = 4000;
+export const MAX_QUERIES = 20;
+export const MAX_QUERY_NAME = 200;
+export const MAX_QUERY_TEXT = 100_000;
+export const MAX_COLUMNS = 50;
+export const MAX_COLUMN_NAME = 200;
+export const COLUMN_TYPES = ['string', 'number'] as const;
+
+export const CASE_STATUSES = ['unconfirmed', 'confirmed', 'dismissed', 'in-progress'] as const;
+export type CaseStatus = (typeof CASE_STATUSES)[number];
 
 export { SourceKey };
 export const AlertParams = Type.Object({ sourceKey: SourceKey, alertId: PositiveId });
@@ -132,6 +145,24 @@ export const CaseSchema = Type.Object(
   { $id: 'Case', description: 'A distinct match of an alert, with its status' },
 );
 
+/** A page of an alert's cases, with the count of each status over all of them. */
+export const CaseListSchema = Type.Object({
+  counts: Type.Object({ unconfirmed: Type.Integer(), confirmed: Type.Integer(), dismissed: Type.Integer(), 'in-progress': Type.Integer() }),
+  cases: Type.Array(CaseSchema),
+});
+
+/** One entry of a case's action log. */
+export const CaseActionSchema = Type.Object({
+  id: Type.Integer(),
+  caseId: Type.Integer(),
+  user: Type.Union([UserRef, Type.Null()]),
+  action: Type.String(),
+  comment: Type.Optional(Type.String()),
+  application: Type.Optional(Type.Object({ id: Type.Integer(), name: Type.String() })),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
 export const PopulatedCaseSchema = Type.Object({
   ...CaseSchema.properties,
   graph: Type.Optional(Type.Object({ nodes: Type.Array(GraphNodeSchema), edges: Type.Array(GraphEdgeSchema) }, { description: "the target's nodes and edges with their data, when the graph answers" })),
@@ -157,3 +188,19 @@ export const MatchSchema = Type.Object({
   columns: Type.Record(Type.String(), Type.Unknown()),
   createdAt: Timestamp,
 });
+
+// The types of the shapes above, for the server's code and the console (which imports them type-only).
+export type AlertColumn = Static<typeof AlertColumnSchema>;
+export type RunProblem = Static<typeof ProblemSchema>;
+export type AlertRunRecord = Static<typeof AlertRunSchema>;
+export type Alert = Static<typeof AlertSchema>;
+export type AlertQuery = Alert['queries'][number];
+export type CreateAlert = Static<typeof CreateAlertBody>;
+export type UpdateAlert = Static<typeof UpdateAlertBody>;
+export type Case = Static<typeof CaseSchema>;
+export type PopulatedCase = Static<typeof PopulatedCaseSchema>;
+export type CaseList = Static<typeof CaseListSchema>;
+export type CaseActionEntry = Static<typeof CaseActionSchema>;
+export type Preview = Static<typeof PreviewBody>;
+export type PreviewRow = Static<typeof PreviewAnswer>[number];
+export type CaseMatch = Static<typeof MatchSchema>;

@@ -34,9 +34,15 @@ export async function attemptDelivery(delivery: ClaimedDelivery, endpoint: Signi
   );
   // The URL is kept with each attempt: the webhook's URL can change between two attempts of one delivery.
   const logEntry: AttemptLogEntry = { attemptedAt: new Date(attemptedAt).toISOString(), url: endpoint.url, durationMs: outcome.durationMs };
+  if (outcome.timeToFirstByteMs !== undefined) logEntry.timeToFirstByteMs = outcome.timeToFirstByteMs;
   if (outcome.responseStatus !== undefined) logEntry.responseStatus = outcome.responseStatus;
   if (error !== undefined) logEntry.error = error;
+  // The whole exchange, as sent and as answered (bounded by the sender); no secret is in it, only signatures.
+  if (outcome.requestHeaders !== undefined) logEntry.requestHeaders = outcome.requestHeaders;
+  if (outcome.responseHeaders !== undefined) logEntry.responseHeaders = outcome.responseHeaders;
+  if (outcome.responseHeadersTruncated) logEntry.responseHeadersTruncated = true;
   if (outcome.responseBody !== undefined) logEntry.responseBody = outcome.responseBody;
+  if (outcome.responseBodyTruncated) logEntry.responseBodyTruncated = true;
   // Guarded: the fields object would be built for every attempt, at info level too.
   if (log.isLevelEnabled('debug')) {
     log.debug(

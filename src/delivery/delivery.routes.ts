@@ -7,11 +7,13 @@ import { MAX_WEBHOOKS } from '../limits.js';
 import { errorResponses, PositiveId } from '../http/schemas.js';
 import { redeliver } from '../outbox/claims.js';
 import { enqueuePing } from '../outbox/enqueue.js';
+import { examplePayload } from '../outbox/event-examples.js';
 import { renderPing } from '../outbox/events.js';
 import { findDelivery } from '../outbox/read-model.js';
 import { redeliverFailed } from '../outbox/redeliver-many.js';
 import { requireWebhooksEnabled } from '../webhooks/require-enabled.js';
-import { DeliveryParams, DeliverySchema, WebhookParams } from '../webhooks/schemas.js';
+import { DeliverySchema, EVENT_TYPES } from '../outbox/schemas.js';
+import { DeliveryParams, WebhookParams } from '../webhooks/schemas.js';
 import { requireWebhook } from '../webhooks/webhooks.js';
 import { wakeWorkersIfImmediate } from './wake-up.js';
 import type { DeliveryWorker } from './worker.js';
@@ -44,7 +46,7 @@ function failedBetween(body: { since?: string | undefined; until?: string | unde
   return { ...(since ? { since } : {}), ...(until ? { until } : {}) };
 }
 
-/** The operations that send: ping now, and redeliver (docs/api.md, Deliveries). */
+/** The operations that send: ping and send an example now, and redeliver (docs/api.md, Deliveries). */
 export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = async (app, { db, settings, worker }) => {
   app.addHook('preHandler', requireWebhooksEnabled(settings));
   const redeliveredNow = (count: number) => {
@@ -69,6 +71,31 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
       const ping = await enqueuePing(db, webhookId, renderPing(webhookId), worker.leaseMs);
       await worker.attemptNow(ping);
       return findDelivery(db, webhookId, ping.id);
+    },
+  );
+
+  app.post(
+    '/api/admin/webhooks/:webhookId/example',
+    {
+      schema: {
+        operationId: 'sendExample',
+        tags: ['webhooks'],
+        summary: 'Send the documented example payload of an event type to the webhook now, recorded and attempted like a ping (ext)',
+        description:
+          'The payload is the example of docs/api.md (Events and payloads), signed with the webhook\'s secrets, whether the webhook ' +
+          'subscribes to the event type or not and whether it is enabled or not; one attempt, never retried, no part of the failure streak.',
+        params: WebhookParams,
+        body: Type.Object({ eventType: Type.Enum([...EVENT_TYPES], { description: 'which event to send an example of' }) }),
+        response: { 200: DeliverySchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { webhookId } = request.params;
+      const { eventType } = request.body;
+      await requireWebhook(db, webhookId);
+      const example = await enqueuePing(db, webhookId, examplePayload(eventType), worker.leaseMs, eventType);
+      await worker.attemptNow(example);
+      return findDelivery(db, webhookId, example.id);
     },
   );
 

@@ -51,6 +51,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   #expired = false;
   #controller: Dispatcher.DispatchController | undefined;
   #statusCode: number | undefined;
+  #respondedAt: number | undefined;
   #headers: ResponseHeaders = {};
   #length: number | undefined;
   #chunks: Buffer[] = [];
@@ -63,6 +64,11 @@ export class Exchange implements Dispatcher.DispatchHandler {
     private readonly maxBytes: number,
   ) {
     this.end = new Promise((resolve) => (this.#settle = resolve));
+  }
+
+  /** When the final answer's status line and headers came (performance.now()), if they did: its time to first byte. */
+  get respondedAt(): number | undefined {
+    return this.#respondedAt;
   }
 
   /** The deadline passed (see expire). */
@@ -84,6 +90,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: ResponseHeaders): void {
     if (statusCode < 200) return; // an informational answer; the real one follows
     this.#statusCode = statusCode;
+    this.#respondedAt = performance.now();
     this.#headers = headers;
     this.#length = contentLength(headers['content-length']);
   }

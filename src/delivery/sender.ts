@@ -7,6 +7,7 @@ import { RECEIVER_BLOCKED } from '../network/receiver-blocked.js';
 import { DEFAULT_RECEIVER_POLICY, type ReceiverPolicy } from '../network/receiver-policy.js';
 import { VERSION } from '../version.js';
 import { Exchange } from './exchange.js';
+import { recordableText, recordResponseHeaders } from './recorded-headers.js';
 import { MAX_RETRY_AFTER_MS } from './retry-policy.js';
 
 /** One HTTP attempt of a delivery. `headers` are added to Content-Type and User-Agent (normally the signature headers). */
@@ -21,8 +22,22 @@ export interface DeliveryRequest {
 interface SendCommon {
   /** The first `maxResponseBytes` (4 KiB) of the response body, as UTF-8; absent when the body was empty. */
   responseBody?: string;
+  /** Set when the response body was longer than what `responseBody` keeps. */
+  responseBodyTruncated?: true;
   /** Whole milliseconds from the start of the attempt to its outcome. */
   durationMs: number;
+  /**
+   * The headers of the request, as sent, or as it would have been when no connection was made (signatures included:
+   * they prove a body, and reveal nothing of the secret); absent when the attempt did not get that far (a bad URL, a
+   * closed sender). HTTP adds Host and Content-Length.
+   */
+  requestHeaders?: Record<string, string>;
+  /** The answer's headers, bounded (see recordResponseHeaders); absent when no answer came. */
+  responseHeaders?: Record<string, string>;
+  /** Set when some response headers were left out by the bounds. */
+  responseHeadersTruncated?: true;
+  /** Whole milliseconds from the start of the attempt to the answer's status line and headers; absent without one. */
+  timeToFirstByteMs?: number;
 }
 
 /** A send the receiver accepted: it answered 2xx. */
@@ -139,12 +154,14 @@ export class DeliverySender {
     // gap between bytes. Those stay, as a second line; the deadline cuts the attempt wherever it is (see Exchange).
     const exchange = new Exchange(performance.now() + timeoutMs, this.#maxResponseBytes);
     this.#watch(exchange);
+    // Kept in the outcome too: the attempt log records what was sent.
+    const requestHeaders = { ...req.headers, 'content-type': 'application/json', 'user-agent': this.#userAgent };
     // dispatch never throws: a failure, even a closed pool's, reaches the exchange.
     this.#pool(url.origin, timeoutMs).dispatch(
       {
         method: 'POST',
         path: url.path,
-        headers: { ...req.headers, 'content-type': 'application/json', 'user-agent': this.#userAgent },
+        headers: requestHeaders,
         body: req.body,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
@@ -155,8 +172,9 @@ export class DeliverySender {
     this.#deadlines.delete(exchange);
     if (!end.answered) {
       const failed = (error: string): SendFailed => {
-        const outcome: SendFailed = { ok: false, error, durationMs: elapsed() };
+        const outcome: SendFailed = { ok: false, error, durationMs: elapsed(), requestHeaders };
         if (end.statusCode !== undefined) outcome.responseStatus = end.statusCode;
+        if (exchange.respondedAt !== undefined) outcome.timeToFirstByteMs = Math.round(exchange.respondedAt - started);
         return outcome;
       };
       if (exchange.expired) return failed(timedOut(timeoutMs));
@@ -168,19 +186,25 @@ export class DeliverySender {
     }
 
     const { statusCode, headers: responseHeaders, head, whole } = end;
+    const recorded = recordResponseHeaders(responseHeaders);
     const outcome: SendOutcome =
       statusCode >= 200 && statusCode < 300
-        ? { ok: true, responseStatus: statusCode, durationMs: 0 }
+        ? { ok: true, responseStatus: statusCode, durationMs: 0, requestHeaders, responseHeaders: recorded.headers }
         : {
             ok: false,
             responseStatus: statusCode,
             error: statusCode >= 300 && statusCode < 400 ? `receiver answered ${statusCode} (redirects are not followed)` : `receiver answered ${statusCode}`,
             durationMs: 0,
+            requestHeaders,
+            responseHeaders: recorded.headers,
           };
+    if (recorded.truncated) outcome.responseHeadersTruncated = true;
+    if (exchange.respondedAt !== undefined) outcome.timeToFirstByteMs = Math.round(exchange.respondedAt - started);
     if (head.length > 0) {
       // A cut-off body may end inside a multi-byte character: leave that partial character out.
-      outcome.responseBody = whole ? head.toString('utf8') : new StringDecoder('utf8').write(head);
+      outcome.responseBody = recordableText(whole ? head.toString('utf8') : new StringDecoder('utf8').write(head));
     }
+    if (!whole) outcome.responseBodyTruncated = true;
     if (!outcome.ok && (statusCode === 429 || statusCode === 503)) {
       const retryAfterMs = parseRetryAfter(responseHeaders['retry-after']);
       if (retryAfterMs !== undefined) outcome.retryAfterMs = retryAfterMs;

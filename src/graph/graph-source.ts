@@ -14,6 +14,11 @@ export interface RunOptions {
   maxRows: number;
   /** A read-only run refuses any write, however it is hidden (the engine's read-only transaction decides). */
   readOnly: boolean;
+  /**
+   * False: nodes and edges come without their properties (ids, labels, types and ends only), which is all an
+   * alert run records, and reading them is most of the cost of moving a row. Default true.
+   */
+  properties?: boolean;
   signal?: AbortSignal;
 }
 
@@ -50,6 +55,15 @@ export class GraphError extends AppError {
     super(key, message);
     this.name = 'GraphError';
   }
+}
+
+/**
+ * The engine refusing a query's text (a syntax error, a write where only reads are allowed) is about the request
+ * field that holds it: the error names that field so a form can show the message beside the query.
+ */
+export function queryRefused(err: unknown, field: string): unknown {
+  if (err instanceof GraphError && (err.key === 'bad_graph_request' || err.key === 'write_forbidden')) return new AppError(err.key, err.message, undefined, field);
+  return err;
 }
 
 /** Reads every row of a stream (for small answers: a node lookup, a test). */

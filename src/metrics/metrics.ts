@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { WebhookBacklog } from '../outbox/backlog.js';
-import { EVENT_TYPES } from '../outbox/events.js';
+import { EVENT_TYPES } from '../outbox/schemas.js';
 import { VERSION } from '../version.js';
 
 /** How an attempt ended, as the `outcome` label says it: `pending` after an attempt is a retry. */

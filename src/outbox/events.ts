@@ -3,14 +3,6 @@
  * attempt sends. Key order is the contract's: JSON.stringify keeps the insertion order of the literals below.
  */
 
-/** The events of Linkurious Enterprise: what a webhook created without `events` gets (LKE clients expect no more). */
-export const LKE_EVENT_TYPES = ['newCase', 'newMatch', 'caseStatusChange'] as const;
-/** Every event a webhook may subscribe to. `webhookDisabled` has no data source (no `sourceKey`). */
-export const EVENT_TYPES = [...LKE_EVENT_TYPES, 'webhookDisabled'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-/** The event types that carry no `sourceKey`: a subscription to one of them with a sourceKey would never match. */
-export const SOURCELESS_EVENT_TYPES: readonly EventType[] = ['webhookDisabled'];
-
 export interface AlertSummary {
   id: number;
   title: string;

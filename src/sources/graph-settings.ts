@@ -3,9 +3,7 @@
  * how to reach it. The Bolt password is never stored in clear (graph_password_sealed) and never answered.
  */
 import { invalidParameter } from '../errors.js';
-
-export const GRAPH_VENDORS = ['embedded', 'neo4j'] as const;
-export type GraphVendorName = (typeof GRAPH_VENDORS)[number];
+import { MAX_GRAPH_PASSWORD, MAX_GRAPH_URL, MAX_GRAPH_USER, type GraphVendorName } from './schemas.js';
 
 /** What POST and PATCH take. */
 export interface GraphInput {
@@ -25,9 +23,6 @@ export type StoredGraph =
 /** What the API answers: the stored settings, and whether a password is set (never the password). */
 export type GraphAnswer = StoredGraph & { passwordSet?: boolean };
 
-export const MAX_GRAPH_URL = 2048;
-export const MAX_GRAPH_USER = 256;
-export const MAX_GRAPH_PASSWORD = 1024;
 const BOLT_SCHEMES = ['bolt:', 'bolt+s:', 'bolt+ssc:', 'neo4j:', 'neo4j+s:', 'neo4j+ssc:'];
 // Neo4j's rule for database names, which also keeps anything odd out of the driver's routing.
 const DATABASE_NAME = /^[A-Za-z][A-Za-z0-9.-]{0,62}$/;

@@ -1,20 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { requireUser } from '../auth/authenticate.js';
-import { isAdmin } from '../auth/principal.js';
+import { isAdmin, type Principal } from '../auth/principal.js';
 import type { Database } from '../db/database.js';
 import { notFound } from '../errors.js';
-import { GraphError, type RowStream } from '../graph/graph-source.js';
+import { GraphError, queryRefused, type RowStream } from '../graph/graph-source.js';
 import { Subgraph } from '../graph/items.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { GraphRegistry } from './graph-registry.js';
+import type { QuerySlots } from './query-slots.js';
 import { DEFAULT_QUERY_LIMIT, DEFAULT_QUERY_TIMEOUT_MS, GraphEdgeSchema, GraphNodeSchema, RunQueryAnswer, RunQueryBody, SourceKey } from './schemas.js';
 
 export interface GraphRoutesOptions {
   db: Database;
   graphs: GraphRegistry;
   metrics?: Metrics | undefined;
+  /** The interactive queries each user has running, shared with alertPreview. */
+  slots: QuerySlots;
 }
 
 // Item ids come from the graph engines (Neo4j's elementId, or <label>:<key>); long ones are refused as a path
@@ -23,11 +26,10 @@ const ItemParams = Type.Object({ sourceKey: SourceKey, id: Type.String({ minLeng
 // An answer's nodes and edges together, at most: a query that returns more is cut (truncatedByLimit).
 export const MAX_ANSWER_ITEMS = 20_000;
 
-export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async (app, { db, graphs, metrics }) => {
+export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async (app, { db, graphs, metrics, slots }) => {
   app.post(
     '/api/:sourceKey/graph/run/query',
     {
-      config: { access: 'user' },
       schema: {
         operationId: 'runQuery',
         tags: ['graph'],
@@ -37,43 +39,47 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
           'whose settings allow writes (403 write_forbidden otherwise). `limit` bounds the rows read.',
         params: Type.Object({ sourceKey: SourceKey }),
         body: RunQueryBody,
-        response: { 200: RunQueryAnswer, ...errorResponses(400, 401, 403, 503, 504) },
+        response: { 200: RunQueryAnswer, ...errorResponses(400, 401, 403, 429, 503, 504) },
       },
     },
     async (request) => {
       const principal = requireUser(request);
-      const { graph, settings } = await graphs.require(db, request.params.sourceKey);
-      const limit = request.body.limit ?? DEFAULT_QUERY_LIMIT;
-      const timeoutMs = request.body.timeout ?? DEFAULT_QUERY_TIMEOUT_MS;
-      const options = { timeoutMs, maxRows: limit };
-      const started = performance.now();
-      const observe = (outcome: string) => metrics?.graphQuery(request.params.sourceKey, outcome, (performance.now() - started) / 1000);
-      // Every query is first run read-only, where the engine itself refuses any write (before the run, or at its end
-      // on Memgraph, where the run is then rolled back); only an Admin's query on a graph that allows writes is then
-      // run again as a write.
-      const run = async (readOnly: boolean) => collect(await graph.run(request.body.query, { ...options, readOnly }));
-      try {
-        let answer: Awaited<ReturnType<typeof run>>;
-        try {
-          answer = await run(true);
-        } catch (err) {
-          if (!(err instanceof GraphError) || err.key !== 'write_forbidden') throw err;
-          if (!isAdmin(principal)) throw new GraphError('write_forbidden', 'this query writes to the graph: only Admins may run write queries');
-          if (!settings.allowWrites) throw new GraphError('write_forbidden', `this query writes to the graph, and the graph of data source "${request.params.sourceKey}" does not allow writes (graph.allowWrites)`);
-          answer = await run(false);
-        }
-        observe('ok');
-        return answer;
-      } catch (err) {
-        observe(err instanceof GraphError ? err.key : 'error');
-        throw err;
-      }
+      return slots.hold(principal.userId, () => runQuery(principal, request.params.sourceKey, request.body));
     },
   );
 
+  async function runQuery(principal: Principal, sourceKey: string, body: Static<typeof RunQueryBody>) {
+    const { graph, settings } = await graphs.require(db, sourceKey);
+    const limit = body.limit ?? DEFAULT_QUERY_LIMIT;
+    const timeoutMs = body.timeout ?? DEFAULT_QUERY_TIMEOUT_MS;
+    const options = { timeoutMs, maxRows: limit };
+    const started = performance.now();
+    const observe = (outcome: string) => metrics?.graphQuery(sourceKey, outcome, (performance.now() - started) / 1000);
+    // Every query is first run read-only, where the engine itself refuses any write (before the run, or at its end
+    // on Memgraph, where the run is then rolled back); only an Admin's query on a graph that allows writes is then
+    // run again as a write.
+    const run = async (readOnly: boolean) => collect(await graph.run(body.query, { ...options, readOnly }));
+    try {
+      let answer: Awaited<ReturnType<typeof run>>;
+      try {
+        answer = await run(true);
+      } catch (err) {
+        if (!(err instanceof GraphError) || err.key !== 'write_forbidden') throw err;
+        if (!isAdmin(principal)) throw new GraphError('write_forbidden', 'this query writes to the graph: only Admins may run write queries');
+        if (!settings.allowWrites) throw new GraphError('write_forbidden', `this query writes to the graph, and the graph of data source "${sourceKey}" does not allow writes (graph.allowWrites)`);
+        answer = await run(false);
+      }
+      observe('ok');
+      return answer;
+    } catch (err) {
+      observe(err instanceof GraphError ? err.key : 'error');
+      throw queryRefused(err, 'query');
+    }
+  }
+
   app.get(
     '/api/:sourceKey/graph/nodes/:id',
-    { config: { access: 'user' }, schema: { operationId: 'getNode', tags: ['graph'], summary: 'One node of the graph', params: ItemParams, response: { 200: GraphNodeSchema, ...errorResponses(400, 401, 404, 503) } } },
+    { schema: { operationId: 'getNode', tags: ['graph'], summary: 'One node of the graph', params: ItemParams, response: { 200: GraphNodeSchema, ...errorResponses(400, 401, 404, 503) } } },
     async (request) => {
       requireUser(request);
       const { graph } = await graphs.require(db, request.params.sourceKey);
@@ -85,7 +91,7 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
 
   app.get(
     '/api/:sourceKey/graph/edges/:id',
-    { config: { access: 'user' }, schema: { operationId: 'getEdge', tags: ['graph'], summary: 'One edge of the graph', params: ItemParams, response: { 200: GraphEdgeSchema, ...errorResponses(400, 401, 404, 503) } } },
+    { schema: { operationId: 'getEdge', tags: ['graph'], summary: 'One edge of the graph', params: ItemParams, response: { 200: GraphEdgeSchema, ...errorResponses(400, 401, 404, 503) } } },
     async (request) => {
       requireUser(request);
       const { graph } = await graphs.require(db, request.params.sourceKey);

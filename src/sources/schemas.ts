@@ -1,7 +1,20 @@
-/** The API shapes of data sources and their graphs: one declaration each, types derived with Static. */
+/**
+ * The API shapes of data sources and their graphs, and their limits: one declaration each, types derived with
+ * Static. No Node import here (the console reads these types).
+ */
 import { Type, type Static } from 'typebox';
-import { GRAPH_VENDORS, MAX_GRAPH_PASSWORD, MAX_GRAPH_URL, MAX_GRAPH_USER } from './graph-settings.js';
-import { MAX_SOURCE_NAME_LENGTH, SOURCE_KEY_PATTERN } from './sources.js';
+
+export const MAX_SOURCE_KEY_LENGTH = 64;
+export const MAX_SOURCE_NAME_LENGTH = 200;
+// The contract's rule for data source keys; it also keeps U+0000 and the like away from the database, and makes a
+// key safe as the name of the embedded graph's folder.
+export const SOURCE_KEY_PATTERN = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_SOURCE_KEY_LENGTH}}$`);
+
+export const GRAPH_VENDORS = ['embedded', 'neo4j'] as const;
+export type GraphVendorName = (typeof GRAPH_VENDORS)[number];
+export const MAX_GRAPH_URL = 2048;
+export const MAX_GRAPH_USER = 256;
+export const MAX_GRAPH_PASSWORD = 1024;
 
 export const SourceKey = Type.String({ pattern: SOURCE_KEY_PATTERN.source, description: 'a data source key' });
 
@@ -30,6 +43,13 @@ export const DataSourceSchema = Type.Object(
   { key: Type.String(), name: Type.String(), graph: Type.Optional(GraphAnswerSchema) },
   { $id: 'DataSource', description: 'A data source; `graph` absent: its alerts take matches reported through the API' },
 );
+
+/** A data source as any signed-in user lists it (LKE's `/api/dataSources`). */
+export const DataSourceSummarySchema = Type.Object({
+  key: Type.String(),
+  name: Type.String(),
+  connected: Type.Boolean({ description: 'whether its graph answers, as far as this process knows; true without a graph' }),
+});
 
 export const CreateDataSourceBody = Type.Object({
   key: Type.String(),
@@ -83,3 +103,6 @@ export const RunQueryAnswer = Type.Object({
 
 export type GraphInputBody = Static<typeof GraphInputSchema>;
 export type DataSourceAnswer = Static<typeof DataSourceSchema>;
+export type DataSourceSummary = Static<typeof DataSourceSummarySchema>;
+export type GraphNode = Static<typeof GraphNodeSchema>;
+export type GraphEdge = Static<typeof GraphEdgeSchema>;

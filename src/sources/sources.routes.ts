@@ -5,7 +5,7 @@ import type { Database } from '../db/database.js';
 import { noContent } from '../http/no-content.js';
 import { errorResponses } from '../http/schemas.js';
 import type { GraphRegistry } from './graph-registry.js';
-import { CreateDataSourceBody, DataSourceSchema, SourceKey, UpdateDataSourceBody } from './schemas.js';
+import { CreateDataSourceBody, DataSourceSchema, DataSourceSummarySchema, SourceKey, UpdateDataSourceBody } from './schemas.js';
 import { createDataSource, deleteDataSource, findDataSource, listDataSources, updateDataSource, type SourceGraphs } from './sources.js';
 
 export interface SourceRoutesOptions extends SourceGraphs {
@@ -15,13 +15,13 @@ export interface SourceRoutesOptions extends SourceGraphs {
 
 const KeyParams = Type.Object({ sourceKey: SourceKey });
 
+/** The Admin's management of data sources and their graphs, all under /api/admin/ (registered with `admin` access). */
 export const sourceRoutes: FastifyPluginAsyncTypebox<SourceRoutesOptions> = async (app, { db, keyring, graphs }) => {
   const deps = { keyring, graphs };
 
   app.post(
     '/api/admin/sources',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'createDataSource',
         tags: ['data sources'],
@@ -36,7 +36,6 @@ export const sourceRoutes: FastifyPluginAsyncTypebox<SourceRoutesOptions> = asyn
   app.get(
     '/api/admin/sources',
     {
-      config: { access: 'admin' },
       schema: { operationId: 'listDataSourcesAdmin', tags: ['data sources'], summary: 'Data sources with their graph settings (ext)', response: { 200: Type.Object({ items: Type.Array(DataSourceSchema) }), ...errorResponses(401, 403) } },
     },
     async () => ({ items: await listDataSources(db) }),
@@ -45,7 +44,6 @@ export const sourceRoutes: FastifyPluginAsyncTypebox<SourceRoutesOptions> = asyn
   app.get(
     '/api/admin/sources/:sourceKey',
     {
-      config: { access: 'admin' },
       schema: { operationId: 'getDataSource', tags: ['data sources'], summary: 'One data source (ext)', params: KeyParams, response: { 200: DataSourceSchema, ...errorResponses(400, 401, 403, 404) } },
     },
     async (request) => findDataSource(db, request.params.sourceKey),
@@ -54,7 +52,6 @@ export const sourceRoutes: FastifyPluginAsyncTypebox<SourceRoutesOptions> = asyn
   app.patch(
     '/api/admin/sources/:sourceKey',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'updateDataSource',
         tags: ['data sources'],
@@ -70,7 +67,6 @@ export const sourceRoutes: FastifyPluginAsyncTypebox<SourceRoutesOptions> = asyn
   app.delete(
     '/api/admin/sources/:sourceKey',
     {
-      config: { access: 'admin' },
       schema: {
         operationId: 'deleteDataSource',
         tags: ['data sources'],
@@ -85,15 +81,18 @@ export const sourceRoutes: FastifyPluginAsyncTypebox<SourceRoutesOptions> = asyn
     },
   );
 
+};
+
+/** The sources any signed-in user may list (LKE's `/api/dataSources`), registered with `user` access. */
+export const dataSourceListRoutes: FastifyPluginAsyncTypebox<{ db: Database; graphs: GraphRegistry }> = async (app, { db, graphs }) => {
   app.get(
     '/api/dataSources',
     {
-      config: { access: 'user' },
       schema: {
         operationId: 'listDataSources',
         tags: ['data sources'],
         summary: 'List data sources',
-        response: { 200: Type.Array(Type.Object({ key: Type.String(), name: Type.String(), connected: Type.Boolean() })), ...errorResponses(401) },
+        response: { 200: Type.Array(DataSourceSummarySchema), ...errorResponses(401) },
       },
     },
     async (request) => {

@@ -8,6 +8,7 @@ import type { Keyring } from '../secrets/keyring.js';
 import { openSecret, sealSecret } from '../secrets/secret-box.js';
 import { checkGraphInput, type GraphAnswer, type GraphInput, type StoredGraph } from './graph-settings.js';
 import type { GraphRegistry } from './graph-registry.js';
+import { MAX_SOURCE_NAME_LENGTH, SOURCE_KEY_PATTERN } from './schemas.js';
 
 export interface DataSource {
   key: string;
@@ -16,11 +17,6 @@ export interface DataSource {
   graph?: GraphAnswer;
 }
 
-export const MAX_SOURCE_KEY_LENGTH = 64;
-export const MAX_SOURCE_NAME_LENGTH = 200;
-// The contract's rule for data source keys; it also keeps U+0000 and the like away from the database, and makes a
-// key safe as the name of the embedded graph's folder.
-export const SOURCE_KEY_PATTERN = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_SOURCE_KEY_LENGTH}}$`);
 // Keys that would make /api/<key>/… collide with the API's own paths.
 const RESERVED_KEYS = new Set(['admin', 'auth', 'config', 'dataSources', 'openapi.json']);
 

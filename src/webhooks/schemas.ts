@@ -1,8 +1,7 @@
 import { Type, type Static } from 'typebox';
-import { BigId, EVENT_PAYLOAD_MARK, PositiveId, Timestamp } from '../http/schemas.js';
-import { EVENT_TYPES } from '../outbox/events.js';
-import { DELIVERY_STATUSES } from '../outbox/read-model.js';
-import { MAX_SOURCE_KEY_LENGTH } from '../sources/sources.js';
+import { BigId, PositiveId, Timestamp } from '../http/schemas.js';
+import { DeliveryHealthSchema, EVENT_TYPES } from '../outbox/schemas.js';
+import { MAX_SOURCE_KEY_LENGTH } from '../sources/schemas.js';
 
 /**
  * The API shapes of webhooks and their deliveries, declared once: the routes answer them and the types are derived
@@ -35,6 +34,13 @@ export const WebhookSchema = Type.Object(webhookFields, { $id: 'Webhook', descri
 /** A webhook as the API shows it: never its secret. */
 export type Webhook = Static<typeof WebhookSchema>;
 
+export const WebhookListItemSchema = Type.Object(
+  { ...webhookFields, health: Type.Optional(DeliveryHealthSchema) },
+  { $id: 'WebhookListItem', description: 'A webhook in the list; with `health` when asked for (`health=true`)' },
+);
+/** A webhook as the list shows it: its deliveries at a glance when asked for. */
+export type WebhookListItem = Static<typeof WebhookListItemSchema>;
+
 export const WebhookDetailsSchema = Type.Object({
   ...webhookFields,
   deliveryCounts: Type.Object(
@@ -56,28 +62,3 @@ export type SecretRotation = Static<typeof SecretRotationSchema>;
 /** Shapes shared by the webhook routes and the delivery routes (ping, redeliver). */
 export const WebhookParams = Type.Object({ webhookId: PositiveId });
 export const DeliveryParams = Type.Object({ webhookId: PositiveId, deliveryId: BigId });
-
-const AttemptSchema = Type.Object({
-  attemptedAt: Timestamp,
-  url: Type.Optional(Type.String({ description: 'where this attempt went (absent from attempts made before it was recorded)' })),
-  durationMs: Type.Integer(),
-  responseStatus: Type.Optional(Type.Integer()),
-  error: Type.Optional(Type.String()),
-  responseBody: Type.Optional(Type.String()),
-}, { $id: 'DeliveryAttempt', description: 'One HTTP attempt of a delivery' });
-
-export const DeliverySchema = Type.Object({
-  id: Type.Integer(),
-  webhookId: Type.Integer(),
-  // Any JSON to the serializer; in the OpenAPI document, one of the event payloads (src/openapi.ts).
-  payload: Type.Unknown({ description: 'the exact JSON sent', [EVENT_PAYLOAD_MARK]: true }),
-  sentDate: Type.Union([Timestamp, Type.Null()]),
-  error: Type.Optional(Type.String()),
-  status: Type.Enum([...DELIVERY_STATUSES]),
-  attempts: Type.Integer(),
-  nextAttemptAt: Type.Union([Timestamp, Type.Null()]),
-  responseStatus: Type.Optional(Type.Integer()),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  attemptLog: Type.Optional(Type.Array(AttemptSchema)),
-}, { $id: 'Delivery', description: 'One event sent, or to be sent, to one webhook' });

@@ -6,10 +6,11 @@ import { invalidParameter } from '../errors.js';
 import { noContent } from '../http/no-content.js';
 import { errorResponses, Paging, PagingParams, pageOf } from '../http/schemas.js';
 import type { ReceiverPolicy } from '../network/receiver-policy.js';
-import { DELIVERY_STATUSES, findDelivery, listDeliveries } from '../outbox/read-model.js';
+import { deliveryHealth, findDelivery, listDeliveries } from '../outbox/read-model.js';
+import { DELIVERY_STATUSES, DeliverySchema } from '../outbox/schemas.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { requireWebhooksEnabled } from './require-enabled.js';
-import { DeliveryParams, DeliverySchema, SecretRotationSchema, WebhookDetailsSchema, WebhookEventSchema, WebhookParams, WebhookSchema } from './schemas.js';
+import { DeliveryParams, SecretRotationSchema, WebhookDetailsSchema, WebhookEventSchema, WebhookListItemSchema, WebhookParams, WebhookSchema, type WebhookListItem } from './schemas.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -73,18 +74,25 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         summary: 'List webhooks, oldest first (never their secrets)',
         description:
           'Without offset and limit, every webhook as `{items}` (the Linkurious Enterprise answer). With either, one page as ' +
-          '`{totalCount, items}` (offset default 0, limit default 20, at most 1000).',
+          '`{totalCount, items}` (offset default 0, limit default 20, at most 1000). With `health=true`, each webhook ' +
+          'also has its `health`: pending and failed delivery counts and its newest delivery, for all of them in one statement.',
         // No defaults here: whether paging was asked for decides the shape of the answer.
-        querystring: Type.Object(PagingParams),
+        querystring: Type.Object({ ...PagingParams, health: Type.Optional(Type.Boolean({ description: "add each webhook's delivery health (ext)" })) }),
         response: {
-          200: Type.Object({ totalCount: Type.Optional(Type.Integer({ description: 'only when paged' })), items: Type.Array(WebhookSchema) }),
+          200: Type.Object({ totalCount: Type.Optional(Type.Integer({ description: 'only when paged' })), items: Type.Array(WebhookListItemSchema) }),
           ...errorResponses(400, 401, 403),
         },
       },
     },
     async (request) => {
-      if (request.query.offset === undefined && request.query.limit === undefined) return { items: await listWebhooks(db) };
-      return listWebhooksPage(db, pageOf(request.query));
+      const { offset, limit, health } = request.query;
+      const answer: { totalCount?: number; items: WebhookListItem[] } =
+        offset === undefined && limit === undefined ? { items: await listWebhooks(db) } : await listWebhooksPage(db, pageOf(request.query));
+      if (health) {
+        const healthOf = await deliveryHealth(db, answer.items.map((webhook) => webhook.id));
+        for (const webhook of answer.items) webhook.health = healthOf.get(webhook.id)!;
+      }
+      return answer;
     },
   );
 

@@ -5,7 +5,7 @@ import { invalidParameter, notFound } from '../errors.js';
 import { MAX_WEBHOOKS } from '../limits.js';
 import type { ReceiverPolicy } from '../network/receiver-policy.js';
 import { checkReceiverUrlAgainstPolicy } from '../network/receiver-url-check.js';
-import { LKE_EVENT_TYPES, SOURCELESS_EVENT_TYPES, type EventType } from '../outbox/events.js';
+import { LKE_EVENT_TYPES, SOURCELESS_EVENT_TYPES, type EventType } from '../outbox/schemas.js';
 import { purgeWebhookDeliveries } from '../outbox/purge.js';
 import { countDeliveriesByStatus } from '../outbox/read-model.js';
 import type { Keyring } from '../secrets/keyring.js';
@@ -41,11 +41,30 @@ export const MAX_DESCRIPTION_LENGTH = 500;
 export const DEFAULT_SECRET_OVERLAP_MS = 86_400_000;
 export const MAX_SECRET_OVERLAP_MS = 604_800_000;
 
-/** A new secret (creation, rotation), counted in characters (code points), as the route schemas count them. */
+/**
+ * Different characters a new secret must have at least: refuses `aaaa…`, `abab…`, `1212…`. A random secret passes
+ * whatever its alphabet: 16 hex digits have fewer than 6 different ones about 3 times in 100,000.
+ */
+export const MIN_SECRET_DISTINCT_CHARACTERS = 6;
+
+/**
+ * A new secret (creation, rotation, typed by an admin or generated), counted in characters (code points), as the
+ * route schemas count them. Each refusal names the rule and never the secret.
+ */
 export function checkSecret(secret: string): string {
-  const length = [...secret].length;
-  if (length < MIN_SECRET_LENGTH) throw invalidParameter(`secret must be at least ${MIN_SECRET_LENGTH} characters long`, 'secret');
-  if (length > MAX_SECRET_LENGTH) throw invalidParameter(`secret must be at most ${MAX_SECRET_LENGTH} characters long`, 'secret');
+  const characters = [...secret];
+  if (characters.length < MIN_SECRET_LENGTH) throw invalidParameter(`secret must be at least ${MIN_SECRET_LENGTH} characters long`, 'secret');
+  if (characters.length > MAX_SECRET_LENGTH) throw invalidParameter(`secret must be at most ${MAX_SECRET_LENGTH} characters long`, 'secret');
+  // Both would sign with bytes the receiver's copy likely lacks: a paste that took a line break along, a tab.
+  if (secret.trim() !== secret) throw invalidParameter('secret must not start or end with a space or a line break (a copy-and-paste slip?)', 'secret');
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(secret)) throw invalidParameter('secret must not contain control characters such as a tab or a line break', 'secret');
+  if (new Set(characters).size < MIN_SECRET_DISTINCT_CHARACTERS) {
+    throw invalidParameter(
+      `secret must have at least ${MIN_SECRET_DISTINCT_CHARACTERS} different characters: this one is easy to guess (generate one with: openssl rand -base64 32)`,
+      'secret',
+    );
+  }
   return secret;
 }
 

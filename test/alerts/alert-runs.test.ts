@@ -75,19 +75,23 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
   });
 
   it('refuses bad queries, targets and CRONs before saving anything', async () => {
-    const bad = async (body: Record<string, unknown>, key: string, message: RegExp) => {
+    // `field` names what the error is about, as the request spells it, so a form shows it beside that field.
+    const bad = async (body: Record<string, unknown>, key: string, message: RegExp, field: string) => {
       const answer = await t.admin.post('/api/admin/fraud/alerts', { title: 'Bad', cron: '* * * * *', queries: [{ name: 'q', query: SHARED_PHONE }], ...body });
       expect(answer.status, JSON.stringify(answer.body)).toBe(400);
       expect(answer.body.key).toBe(key);
       expect(answer.body.message).toMatch(message);
+      expect(answer.body.field).toBe(field);
     };
-    await bad({ queries: [{ name: 'q', query: 'MATCH (a:Client RETURN a' }] }, 'invalid_alert_query', /queries\[0\] \("q"\)/);
-    await bad({ queries: [{ name: 'q', query: "CREATE (:Client {id: 'x'})" }] }, 'invalid_alert_query', /may only read/);
-    await bad({ target: 'nope' }, 'invalid_alert_target', /target "nope" is not returned/);
-    await bad({ target: 'phone' }, 'invalid_alert_target', /holds no node/);
-    await bad({ columns: [{ type: 'number', columnTitle: 'X', columnName: 'x' }] }, 'invalid_parameter', /columns\[0\]\.columnName "x" is not returned/);
-    await bad({ cron: '0 0 31 2 *' }, 'invalid_parameter', /never fires/);
-    await bad({ maxMatches: 5001 }, 'invalid_parameter', /maxMatches must be an integer from 1 to 5000/);
+    await bad({ queries: [{ name: 'q', query: SHARED_PHONE }, { name: 'r', query: 'MATCH (a:Client RETURN a' }] }, 'invalid_alert_query', /queries\[1\] \("r"\)/, 'queries[1].query');
+    await bad({ queries: [{ name: 'q', query: "CREATE (:Client {id: 'x'})" }] }, 'invalid_alert_query', /may only read/, 'queries[0].query');
+    await bad({ queries: [{ name: ' ', query: SHARED_PHONE }] }, 'invalid_parameter', /queries\[0\]\.name must be 1 to/, 'queries[0].name');
+    await bad({ target: 'nope' }, 'invalid_alert_target', /target "nope" is not returned/, 'target');
+    await bad({ target: 'phone' }, 'invalid_alert_target', /holds no node/, 'target');
+    await bad({ columns: [{ type: 'number', columnTitle: 'X', columnName: 'x' }] }, 'invalid_parameter', /columns\[0\]\.columnName "x" is not returned/, 'columns[0].columnName');
+    await bad({ cron: '0 0 31 2 *' }, 'invalid_parameter', /never fires/, 'cron');
+    await bad({ maxMatches: 5001 }, 'invalid_parameter', /maxMatches must be an integer from 1 to 5000/, 'maxMatches');
+    await bad({ title: '   ' }, 'invalid_parameter', /title must be 1 to/, 'title');
     expect((await t.admin.post('/api/admin/sources', { key: 'manual', name: 'Reported' })).status).toBe(201);
     const noGraph = await t.admin.post('/api/admin/manual/alerts', { title: 'x', queries: [{ name: 'q', query: 'RETURN 1' }] });
     expect(noGraph.status).toBe(400);
@@ -154,6 +158,23 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     const run = await runNow(capped.body.id);
     expect(run.runs[0]).toMatchObject({ outcome: 'partial', rowsRead: 2, matchesNew: 2, casesOpened: 2 });
     expect(run.lastRunProblem).toEqual([{ source: 'alert', error: { key: 'max_matches_reached', message: expect.stringMatching(/after 2 matches/) }, partial: true }]);
+  });
+
+  it('leaves out a row of more than 10,000 nodes and edges (the most a match holds), and says so on the run', async () => {
+    await write(t.admin, 'CREATE NODE TABLE Dot(id INT64, PRIMARY KEY(id))', 'UNWIND range(1, 10001) AS i CREATE (:Dot {id: i})');
+    const huge = await t.admin.post('/api/admin/fraud/alerts', {
+      title: 'Huge',
+      queries: [
+        { name: 'all dots', query: 'MATCH (d:Dot) WITH collect(d) AS dots RETURN dots' },
+        { name: 'dan', query: "MATCH (c:Client {id: 'dan'}) RETURN c" },
+      ],
+    });
+    expect(huge.status, JSON.stringify(huge.body)).toBe(201);
+    const run = await runNow(huge.body.id);
+    expect(run.runs[0]).toMatchObject({ outcome: 'partial', rowsRead: 2, matchesNew: 1, casesOpened: 1 });
+    expect(run.lastRunProblem).toEqual([
+      { source: 'alertQuery', queryId: huge.body.queries[0].id, error: { key: 'match_too_large', message: '1 row was not recorded (the first: row 1): each holds more than 10000 nodes and edges, the most a match may hold' }, partial: true },
+    ]);
   });
 
   it('reports a query that runs past its time-out as partial, with the engine stopped', async () => {
@@ -237,5 +258,10 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     expect(preview.body[0].columns).toEqual(['555']);
     expect(preview.body[0].nodes.map((n: { id: string }) => n.id).sort()).toEqual(expect.arrayContaining(['Phone:555']));
     expect(await events()).toEqual(before);
+    const broken = await t.admin.post('/api/fraud/graph/alertPreview', { query: 'MATCH (a:Client RETURN a' });
+    expect(broken.status).toBe(400);
+    expect(broken.body).toMatchObject({ key: 'bad_graph_request', field: 'query' });
+    const missing = await t.admin.post('/api/fraud/graph/alertPreview', { query: SHARED_PHONE, target: 'nope' });
+    expect(missing.body).toMatchObject({ key: 'invalid_parameter', field: 'target' });
   });
 });

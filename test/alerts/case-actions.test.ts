@@ -43,7 +43,7 @@ describe('case actions (docs/api.md, Data sources, alerts, matches and cases)', 
     expect((await t.admin.post(`${base}/action`, { action: 'comment', comment: 'Looked at it' })).status).toBe(204);
     expect((await analyst.get(base)).body.status).toBe('unconfirmed');
     const empty = await t.admin.post(`${base}/action`, { action: 'comment' });
-    expect(empty.body).toEqual({ key: 'invalid_parameter', message: 'comment must not be empty for the action "comment"' });
+    expect(empty.body).toEqual({ key: 'invalid_parameter', message: 'comment must not be empty for the action "comment"', field: 'comment' });
   });
 
   it('keeps the action log, oldest first', async () => {

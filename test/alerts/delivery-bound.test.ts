@@ -35,6 +35,7 @@ describe('the bound on deliveries one matches call may create', () => {
       message:
         `matches: this call could create up to ${1000 * counted} deliveries (1000 matches × ${counted} webhooks subscribed to newCase or newMatch ` +
         `on data source "A"), over the limit of ${MAX_DELIVERIES_PER_CALL} deliveries per call: send at most ${Math.floor(MAX_DELIVERIES_PER_CALL / counted)} matches per call`,
+      field: 'matches',
     });
     expect(await count('cases')).toBe(0);
     expect(await count('webhook_events')).toBe(0);

@@ -340,4 +340,41 @@ describe('the web console, in Chromium', () => {
     await page.goto(`${service.baseUrl}/settings`);
     await page.getByText('Sign in to open this page.').waitFor();
   });
+
+  it('loads the webhooks page of 500 webhooks with one list request, their delivery health in it', async () => {
+    // On a source nothing happens on: no delivery to any of them (each is on loopback anyway).
+    expect((await api.call('POST', '/api/admin/sources', { key: 'quiet', name: 'Quiet' })).status).toBe(201);
+    const ids: number[] = [];
+    for (let batch = 0; batch < 500; batch += 25) {
+      const created = await Promise.all(
+        Array.from({ length: 25 }, (_, i) =>
+          api.call('POST', '/api/admin/webhooks', { url: `http://127.0.0.1:9/many-${batch + i}`, secret: 'many-webhooks-secret', events: [{ eventType: 'newCase', sourceKey: 'quiet' }] }),
+        ),
+      );
+      for (const answer of created) ids.push(answer.body.id);
+    }
+    expect(new Set(ids).size).toBe(500);
+
+    const context = await newContext(browser);
+    const signIn = await context.newPage();
+    await signIn.goto(`${service.baseUrl}/`);
+    await signIn.getByLabel('Username or email').fill('admin');
+    await signIn.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await signIn.getByRole('button', { name: 'Sign in' }).click();
+    await signIn.waitForURL(`${service.baseUrl}/webhooks`);
+
+    // The page opened afresh in another tab of the signed-in browser, every API request it makes counted.
+    const many = await context.newPage();
+    const requests: string[] = [];
+    many.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith('/api/')) requests.push(url.pathname + url.search);
+    });
+    await many.goto(`${service.baseUrl}/webhooks`);
+    await many.getByRole('link', { name: 'http://127.0.0.1:9/many-499' }).waitFor();
+    expect(await many.getByRole('row').filter({ hasText: 'http://127.0.0.1:9/many-' }).count()).toBe(500);
+    expect(await many.getByRole('row').filter({ hasText: 'many-499' }).getByText('none yet').isVisible()).toBe(true);
+    expect(requests.sort()).toEqual(['/api/admin/webhooks?health=true', '/api/auth/me', '/api/dataSources']);
+    await context.close();
+  });
 });

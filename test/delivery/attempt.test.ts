@@ -53,7 +53,24 @@ describe('one attempt → its record', () => {
 
     expect(record).toMatchObject({ id: 41, leaseToken: 3, status: 'sent', nextAttemptAt: null, responseStatus: 204, error: null });
     expect(record.attemptedAt).toBeGreaterThanOrEqual(before);
-    expect(record.logEntry).toEqual({ attemptedAt: new Date(record.attemptedAt).toISOString(), url: receiver.url, durationMs: expect.any(Number), responseStatus: 204 });
+    expect(record.logEntry).toEqual({
+      attemptedAt: new Date(record.attemptedAt).toISOString(),
+      url: receiver.url,
+      durationMs: expect.any(Number),
+      timeToFirstByteMs: expect.any(Number),
+      responseStatus: 204,
+      // What was sent, as the receiver got it: the signatures, never the secret.
+      requestHeaders: {
+        'content-type': 'application/json',
+        'user-agent': request.headers['user-agent'],
+        'x-payload-hmac': request.headers['x-payload-hmac'],
+        'webhook-id': '41',
+        'webhook-timestamp': request.headers['webhook-timestamp'],
+        'webhook-signature': request.headers['webhook-signature'],
+      },
+      responseHeaders: expect.objectContaining({ connection: 'keep-alive' }),
+    });
+    expect(JSON.stringify(record)).not.toContain(secret);
     // The debug line names the delivery and its outcome, never the secret.
     const line = lines.find((l) => l.includes('"deliveryId":41'));
     expect(JSON.parse(line!)).toMatchObject({ msg: 'delivery attempt', webhookId: 7, attempt: 1, outcome: 'sent', responseStatus: 204 });

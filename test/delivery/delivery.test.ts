@@ -58,7 +58,17 @@ describe('delivery against a real receiver (docs/api.md, Deliveries)', () => {
     expect(delivery).toMatchObject({ status: 'sent', attempts: 1, nextAttemptAt: null, responseStatus: 204 });
     expect(delivery.error).toBeUndefined();
     expect(Date.parse(delivery.sentDate)).toBeGreaterThan(Date.now() - 10_000);
-    expect(delivery.attemptLog).toEqual([{ attemptedAt: expect.stringMatching(/Z$/), url: receiver.url, durationMs: expect.any(Number), responseStatus: 204 }]);
+    expect(delivery.attemptLog).toEqual([
+      {
+        attemptedAt: expect.stringMatching(/Z$/),
+        url: receiver.url,
+        durationMs: expect.any(Number),
+        timeToFirstByteMs: expect.any(Number),
+        responseStatus: 204,
+        requestHeaders: expect.objectContaining({ 'webhook-id': String(delivery.id) }),
+        responseHeaders: expect.any(Object),
+      },
+    ]);
   });
 
   it('records a 500, retries at the next step, then marks it sent on a 204', async () => {

@@ -106,6 +106,48 @@ describe('DeliverySender', () => {
     expect(verifyStandardWebhook(secret, got.body, got.headers)).toBe(true);
   });
 
+  it('records the exchange: the headers sent as received, the answer headers and the time to first byte', async () => {
+    const server = await startServer((_req, res) => {
+      res.setHeader('x-request-id', 'r-1');
+      res.setHeader('vary', ['accept', 'origin']);
+      res.setHeader('set-cookie', ['session=receivers-own-token; HttpOnly']);
+      setTimeout(() => res.writeHead(202, { 'content-type': 'text/plain' }).end('queued'), 30);
+    });
+    const outcome = await newSender().send(request(server.url));
+    const got = server.requests[0] as Received;
+    expect(outcome.requestHeaders).toEqual({
+      'x-payload-hmac': got.headers['x-payload-hmac'],
+      'webhook-id': '42',
+      'webhook-timestamp': got.headers['webhook-timestamp'],
+      'webhook-signature': got.headers['webhook-signature'],
+      'content-type': 'application/json',
+      'user-agent': got.headers['user-agent'],
+    });
+    expect(outcome.responseHeaders).toMatchObject({ 'x-request-id': 'r-1', vary: 'accept, origin', 'content-type': 'text/plain', 'set-cookie': '(not recorded)' });
+    expect(JSON.stringify(outcome)).not.toContain('receivers-own-token');
+    expect(outcome).not.toHaveProperty('responseHeadersTruncated');
+    expect(outcome.timeToFirstByteMs).toBeGreaterThanOrEqual(25);
+    expect(outcome.timeToFirstByteMs).toBeLessThanOrEqual(outcome.durationMs);
+  });
+
+  it('bounds the answer headers it records, and stores no U+0000 from the body (jsonb refuses it)', async () => {
+    const server = await startServer((_req, res) => {
+      for (let i = 0; i < 60; i++) res.setHeader(`x-h${i}`, 'v'.repeat(i === 0 ? 2_000 : 10));
+      res.writeHead(500).end('before\u0000after');
+    });
+    const outcome = await newSender().send(request(server.url));
+    const headers = outcome.responseHeaders!;
+    expect(Object.keys(headers).length).toBeLessThanOrEqual(40);
+    expect(headers['x-h0']).toBe(`${'v'.repeat(512)}…`);
+    expect(outcome.responseHeadersTruncated).toBe(true);
+    expect(outcome.responseBody).toBe('before\uFFFDafter');
+  });
+
+  it('says when the body was longer than what it kept', async () => {
+    const server = await startServer((_req, res) => res.writeHead(200).end('x'.repeat(5_000)));
+    expect(await newSender().send(request(server.url))).toMatchObject({ ok: true, responseBodyTruncated: true });
+  });
+
   it('takes a custom user agent', async () => {
     const server = await startServer((_req, res) => res.writeHead(200).end('thanks'));
     const outcome = await newSender({ userAgent: 'custom/1' }).send(request(server.url));
@@ -243,6 +285,10 @@ describe('DeliverySender', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     const outcome = await newSender().send(request(`http://127.0.0.1:${port}/hook`));
     expect(outcome).toMatchObject({ ok: false, error: 'connection refused' });
+    // Tried with these headers; no answer, so no answer headers and no first byte.
+    expect(outcome.requestHeaders?.['webhook-id']).toBe('42');
+    expect(outcome).not.toHaveProperty('responseHeaders');
+    expect(outcome).not.toHaveProperty('timeToFirstByteMs');
   });
 
   it('reports a reset connection', async () => {
@@ -358,7 +404,10 @@ describe('DeliverySender under a receiver policy', () => {
     const server = await startServer((_req, res) => res.writeHead(204).end());
     const sender = newSender({ receiverPolicy: denyLoopback });
     const outcome = await sender.send(request(`${server.url}/hook`));
-    expect(outcome).toEqual({ ok: false, error: 'blocked by receiver policy: 127.0.0.1 (127.0.0.0/8 RECEIVER_DENY)', blocked: true, durationMs: expect.any(Number) });
+    expect(outcome).toEqual({ ok: false, error: 'blocked by receiver policy: 127.0.0.1 (127.0.0.0/8 RECEIVER_DENY)', blocked: true, durationMs: expect.any(Number),
+      // The request it would have made: no connection, so no answer.
+      requestHeaders: expect.objectContaining({ 'webhook-id': '42' }),
+    });
     // Another spelling of the same address (URL parsing reads 0x7f000001 as 127.0.0.1) is refused the same way.
     const hex = await sender.send(request(`http://0x7f000001:${portOf(server.url)}/hook`));
     expect(hex).toMatchObject({ ok: false, error: 'blocked by receiver policy: 127.0.0.1 (127.0.0.0/8 RECEIVER_DENY)', blocked: true });

@@ -2,7 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../../src/errors.js';
-import { CASE_STATUSES } from '../../src/alerts/cases.js';
+import { CASE_STATUSES } from '../../src/alerts/schemas.js';
 import { EVENT_CASE_STATUSES, EVENT_PAYLOADS } from '../../src/outbox/event-schemas.js';
 import { renderCaseStatusChange, renderNewCase, renderNewMatch, renderPing, renderWebhookDisabled } from '../../src/outbox/events.js';
 import { startTestService, type TestService } from '../support/test-service.js';

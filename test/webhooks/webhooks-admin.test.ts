@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_WEBHOOKS } from '../../src/limits.js';
 import { sealSecret } from '../../src/secrets/secret-box.js';
-import { createSource, createWebhook } from '../support/fixtures.js';
+import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { useTestService } from '../support/test-service.js';
 
 const SECRET = 'a-secret-of-16ch';
@@ -64,6 +64,7 @@ describe('webhooks administration (docs/api.md, Webhooks)', () => {
     [{ url: 'https://example.com/x', secret: 'x'.repeat(15) }, 'invalid_parameter', 'field secret must be at least 16 characters long'],
     [{ url: 'https://example.com/x', secret: 'x'.repeat(1025) }, 'invalid_parameter', 'field secret must be at most 1024 characters long'],
     [{ url: 'https://example.com/x', secret: 42 }, 'invalid_parameter', 'field secret must be a string'],
+    [{ url: 'https://example.com/x', secret: 'x'.repeat(16) }, 'invalid_parameter', 'secret must have at least 6 different characters: this one is easy to guess (generate one with: openssl rand -base64 32)'],
     [{ url: 'https://example.com/x', secret: SECRET, events: [] }, 'invalid_parameter', 'events must have at least 1 item (leave it out to subscribe to every event)'],
     [{ url: 'https://example.com/x', secret: SECRET, events: [{ eventType: 'caseDeleted' }] }, 'invalid_parameter', 'field events[0].eventType must be one of "newCase", "newMatch", "caseStatusChange", "webhookDisabled"'],
     [{ url: 'https://example.com/x', secret: SECRET, events: [{ sourceKey: 'src' }] }, 'invalid_parameter', 'field events[0].eventType is required'],
@@ -99,6 +100,30 @@ describe('webhooks administration (docs/api.md, Webhooks)', () => {
       expect(bad.status, query).toBe(400);
       expect(bad.body.message, query).toMatch(/^query parameter (offset|limit) must /);
     }
+  });
+
+  it('adds each webhook\'s delivery health to the list when asked (health=true): pending, failed, newest delivery', async () => {
+    await createSource(t.admin, 'health');
+    const alert = await createAlert(t.admin, 'health');
+    const busy = await createWebhook(t.admin, { events: [{ eventType: 'newCase', sourceKey: 'health' }] });
+    const quiet = await createWebhook(t.admin, { events: [{ eventType: 'newCase', sourceKey: 'src' }] });
+    await reportMatches(t.admin, 'health', alert.id, [{ nodes: ['a'] }, { nodes: ['b'] }, { nodes: ['c'] }]);
+    const { rows } = await t.db.query<{ id: number }>('SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id', [busy.id]);
+    expect(rows).toHaveLength(3);
+    await t.db.query(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, finished_at = now() WHERE id = $1`, [rows[0]!.id]);
+
+    const listed = await t.admin.get('/api/admin/webhooks?health=true');
+    expect(listed.status).toBe(200);
+    const byId = new Map(listed.body.items.map((w: { id: number }) => [w.id, w]));
+    expect(byId.get(busy.id)).toMatchObject({
+      health: { pending: 2, failed: 1, lastDelivery: { id: rows[2]!.id, status: 'pending', eventType: 'newCase', at: expect.stringMatching(/Z$/) } },
+    });
+    expect(byId.get(quiet.id)).toMatchObject({ health: { pending: 0, failed: 0, lastDelivery: null } });
+    expect(listed.body.items.every((w: { health?: unknown }) => w.health !== undefined)).toBe(true);
+    // A page too; and without asking, the Linkurious Enterprise answer, unchanged.
+    const paged = await t.admin.get(`/api/admin/webhooks?health=true&offset=${listed.body.items.length - 2}&limit=2`);
+    expect(paged.body.items.map((w: { id: number; health: unknown }) => [w.id, w.health])).toEqual([busy, quiet].map((w) => [w.id, (byId.get(w.id) as { health: unknown }).health]));
+    expect((await t.admin.get('/api/admin/webhooks')).body.items.some((w: object) => 'health' in w)).toBe(false);
   });
 
   it('deletes a webhook (204), then answers 404 not_found', async () => {

@@ -1,10 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { ApiError, get, messageOf, post } from '../api';
 import { SelectField } from '../components/field';
 import { Notice, StatusBadge } from '../components/notice';
 import { PageTitle } from '../components/page';
 import { formatTime } from '../format';
-import type { Alert, Case, CaseAction, DataSource } from '../types';
+import type { Alert, CaseAction, DataSource, PopulatedCase } from '../types';
+import { useLoad } from '../use-api';
 
 /** The status each action sets. */
 const SETS: Record<string, string> = { confirm: 'confirmed', dismiss: 'dismissed', 'in-progress': 'in-progress', unconfirm: 'unconfirmed' };
@@ -23,7 +24,7 @@ const SHOWN_IDS = 200;
 interface Loaded {
   source: DataSource;
   alert: Alert;
-  caseItem: Case;
+  caseItem: PopulatedCase;
   actions: CaseAction[];
 }
 
@@ -31,11 +32,11 @@ interface Loaded {
  * The link in every payload, `/alerts/:alertId/case/:caseId`, names no data source, which the API needs: the
  * source is found by asking each one for the alert (a direct lookup route would spare the calls).
  */
-async function findAlert(alertId: string): Promise<{ source: DataSource; alert: Alert } | undefined> {
-  const sources = await get<DataSource[]>('/api/dataSources');
+async function findAlert(alertId: string, signal: AbortSignal): Promise<{ source: DataSource; alert: Alert } | undefined> {
+  const sources = await get<DataSource[]>('/api/dataSources', signal);
   const found = await Promise.all(
     sources.map((source) =>
-      get<Alert>(`/api/${encodeURIComponent(source.key)}/alerts/${alertId}`).then(
+      get<Alert>(`/api/${encodeURIComponent(source.key)}/alerts/${alertId}`, signal).then(
         (alert) => ({ source, alert }),
         (err: unknown) => {
           if (err instanceof ApiError && err.status === 404) return undefined;
@@ -48,34 +49,24 @@ async function findAlert(alertId: string): Promise<{ source: DataSource; alert: 
 }
 
 export function CasePage({ alertId, caseId }: { alertId: string; caseId: string }) {
-  const [loaded, setLoaded] = useState<Loaded | null>();
-  const [error, setError] = useState<string>();
-  const [reload, setReload] = useState(0);
-
-  useEffect(() => {
-    if (!/^[1-9]\d{0,15}$/.test(alertId) || !/^[1-9]\d{0,15}$/.test(caseId)) return setLoaded(null);
-    let current = true;
-    (async () => {
-      const found = await findAlert(alertId);
+  const { data: loaded, error, reload } = useLoad<Loaded | null>(
+    async (signal) => {
+      if (!/^[1-9]\d{0,15}$/.test(alertId) || !/^[1-9]\d{0,15}$/.test(caseId)) return null;
+      const found = await findAlert(alertId, signal);
       if (!found) return null;
       const base = `/api/${encodeURIComponent(found.source.key)}/alerts/${alertId}/cases/${caseId}`;
       try {
-        const [caseItem, actions] = await Promise.all([get<Case>(base), get<{ items: CaseAction[] }>(`${base}/actions`)]);
+        const [caseItem, actions] = await Promise.all([get<PopulatedCase>(base, signal), get<{ items: CaseAction[] }>(`${base}/actions`, signal)]);
         return { ...found, caseItem, actions: actions.items };
       } catch (err) {
         if (err instanceof ApiError && err.status === 404) return null;
         throw err;
       }
-    })().then(
-      (result) => current && setLoaded(result),
-      (err) => current && setError(messageOf(err)),
-    );
-    return () => {
-      current = false;
-    };
-  }, [alertId, caseId, reload]);
+    },
+    [alertId, caseId],
+  );
 
-  if (error) return <Notice kind="error">{error}</Notice>;
+  if (error) return <Notice kind="error">{error.message}</Notice>;
   if (loaded === undefined) return <p class="loading">Loading the case…</p>;
   if (loaded === null) {
     return (
@@ -136,7 +127,7 @@ export function CasePage({ alertId, caseId }: { alertId: string; caseId: string 
         <Ids label="Nodes" ids={caseItem.nodes} />
         <Ids label="Edges" ids={caseItem.edges} />
       </section>
-      <ChangeStatus base={`/api/${encodeURIComponent(source.key)}/alerts/${alert.id}/cases/${caseItem.id}`} onChanged={() => setReload((n) => n + 1)} />
+      <ChangeStatus base={`/api/${encodeURIComponent(source.key)}/alerts/${alert.id}/cases/${caseItem.id}`} onChanged={reload} />
       </div>
       <section aria-labelledby="action-log" class="card">
         <h2 id="action-log">Action log</h2>
@@ -157,7 +148,7 @@ export function CasePage({ alertId, caseId }: { alertId: string; caseId: string 
                 <tr key={a.id}>
                   <td>{formatTime(a.createdAt)}</td>
                   <td>
-                    {a.user.username}
+                    {a.user?.username ?? 'a deleted user'}
                     {a.application ? <span class="muted"> (API key {a.application.name})</span> : null}
                   </td>
                   <td>

@@ -1,9 +1,10 @@
-import { useEffect, useState } from 'preact/hooks';
-import { get, messageOf, post } from '../api';
+import { useState } from 'preact/hooks';
+import { messageOf, post } from '../api';
 import { SelectField } from '../components/field';
 import { Notice, StatusBadge } from '../components/notice';
 import { formatAgo, formatTime } from '../format';
 import type { Delivery, Page } from '../types';
+import { useApi } from '../use-api';
 import { DeliveryDetail } from './delivery';
 
 const PAGE_SIZE = 20;
@@ -21,26 +22,9 @@ const STATUS_OPTIONS = [
 export function Deliveries({ webhookId }: { webhookId: number }) {
   const [status, setStatus] = useState('');
   const [offset, setOffset] = useState(0);
-  const [page, setPage] = useState<Page<Delivery>>();
-  const [error, setError] = useState<string>();
   const [openId, setOpenId] = useState<number>();
-  const [tick, setTick] = useState(0);
-
-  useEffect(() => {
-    const timer = setInterval(() => setTick((n) => n + 1), REFRESH_MS);
-    return () => clearInterval(timer);
-  }, []);
-  useEffect(() => {
-    let current = true;
-    const query = new URLSearchParams({ offset: String(offset), limit: String(PAGE_SIZE), ...(status ? { status } : {}) });
-    get<Page<Delivery>>(`/api/admin/webhooks/${webhookId}/deliveries?${query}`).then(
-      (answer) => current && (setPage(answer), setError(undefined)),
-      (err) => current && setError(messageOf(err)),
-    );
-    return () => {
-      current = false;
-    };
-  }, [webhookId, status, offset, tick]);
+  const query = new URLSearchParams({ offset: String(offset), limit: String(PAGE_SIZE), ...(status ? { status } : {}) });
+  const { data: page, error, reload } = useApi<Page<Delivery>>(`/api/admin/webhooks/${webhookId}/deliveries?${query}`, { refreshMs: REFRESH_MS });
 
   const last = page ? Math.min(offset + PAGE_SIZE, page.totalCount) : 0;
   return (
@@ -56,10 +40,10 @@ export function Deliveries({ webhookId }: { webhookId: number }) {
             setOffset(0);
           }}
         />
-        <RedeliverFailed webhookId={webhookId} onDone={() => setTick((n) => n + 1)} />
+        <RedeliverFailed webhookId={webhookId} onDone={reload} />
         <span class="muted refresh">Refreshes every {REFRESH_MS / 1000} s</span>
       </div>
-      {error ? <Notice kind="error">{error}</Notice> : null}
+      {error ? <Notice kind="error">{error.message}</Notice> : null}
       {page === undefined ? (
         <p class="loading">Loading…</p>
       ) : page.items.length === 0 ? (
@@ -113,7 +97,7 @@ export function Deliveries({ webhookId }: { webhookId: number }) {
           </button>
         </nav>
       ) : null}
-      {openId !== undefined ? <DeliveryDetail key={openId} webhookId={webhookId} deliveryId={openId} refresh={tick} onClose={() => setOpenId(undefined)} /> : null}
+      {openId !== undefined ? <DeliveryDetail key={openId} webhookId={webhookId} deliveryId={openId} refreshMs={REFRESH_MS} onChanged={reload} onClose={() => setOpenId(undefined)} /> : null}
     </section>
   );
 }

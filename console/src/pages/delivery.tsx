@@ -1,33 +1,43 @@
-import { useEffect, useState } from 'preact/hooks';
-import { get, messageOf, post } from '../api';
+import { useState } from 'preact/hooks';
+import { messageOf, post } from '../api';
 import { CopyButton } from '../components/copy-button';
 import { Notice, StatusBadge } from '../components/notice';
 import { formatTime } from '../format';
 import type { Delivery } from '../types';
+import { useApi } from '../use-api';
 
 /** One delivery opened: its payload, the headers it is sent with, its attempt log, and redelivery. */
-export function DeliveryDetail({ webhookId, deliveryId, refresh, onClose }: { webhookId: number; deliveryId: number; refresh: number; onClose: () => void }) {
-  const [delivery, setDelivery] = useState<Delivery>();
-  const [error, setError] = useState<string>();
+export function DeliveryDetail({
+  webhookId,
+  deliveryId,
+  refreshMs,
+  onChanged,
+  onClose,
+}: {
+  webhookId: number;
+  deliveryId: number;
+  refreshMs: number;
+  onChanged: () => void;
+  onClose: () => void;
+}) {
   const [redelivered, setRedelivered] = useState<string>();
-  const [reload, setReload] = useState(0);
+  const [redeliverError, setRedeliverError] = useState<string>();
   const path = `/api/admin/webhooks/${webhookId}/deliveries/${deliveryId}`;
-
-  useEffect(() => {
-    get<Delivery>(path).then(
-      (d) => (setDelivery(d), setError(undefined)),
-      (err) => setError(messageOf(err)),
-    );
-  }, [path, refresh, reload]);
+  // Follows the worker while open, as the table it opened from does.
+  const loaded = useApi<Delivery>(path, { refreshMs });
+  const delivery = loaded.data;
+  const error = redeliverError ?? loaded.error?.message;
 
   const redeliver = async () => {
     setRedelivered(undefined);
+    setRedeliverError(undefined);
     try {
       await post<Delivery>(`${path}/redeliver`);
       setRedelivered('Queued again: it goes out at the next delivery run.');
-      setReload((n) => n + 1);
+      loaded.reload();
+      onChanged();
     } catch (err) {
-      setError(messageOf(err));
+      setRedeliverError(messageOf(err));
     }
   };
 

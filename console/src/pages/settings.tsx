@@ -1,11 +1,12 @@
 import { useEffect, useId, useState } from 'preact/hooks';
-import { fieldOf, get, messageOf, post } from '../api';
+import { fieldOf, messageOf, post } from '../api';
 import { Field } from '../components/field';
 import { Notice } from '../components/notice';
 import { PageTitle } from '../components/page';
 import { describeCron } from '../cron';
 import { formatDuration } from '../format';
-import type { WebhookSettings } from '../types';
+import type { Settings, WebhookSettings } from '../types';
+import { useApi } from '../use-api';
 
 const FIELDS = ['enabled', 'deliveryFrequency', 'cleanupFrequency', 'deliveryRetentionDelayMs', 'failedDeliveryRetentionDelayMs', 'requestTimeoutMs', 'retryScheduleMs', 'autoDisableAfterMs'] as const satisfies readonly (keyof WebhookSettings)[];
 
@@ -72,18 +73,18 @@ export function SettingsPage() {
   const [busy, setBusy] = useState(false);
   const enabledId = useId();
 
-  const load = () =>
-    get<{ webhooks?: WebhookSettings }>('/api/config').then(
-      (config) => (config.webhooks ? setForm(toForm(config.webhooks)) : setErrors({ form: 'The configuration answered no webhooks section.' })),
-      (err) => setErrors({ form: messageOf(err) }),
-    );
-  useEffect(() => void load(), []);
+  const config = useApi<Settings>('/api/config');
+  // The form starts from what the service holds, and again after each save (what it saved, as it reads it back).
+  useEffect(() => {
+    if (config.data?.webhooks) setForm(toForm(config.data.webhooks));
+  }, [config.data]);
 
   if (!form) {
+    const problem = config.error?.message ?? (config.data && !config.data.webhooks ? 'The configuration answered no webhooks section.' : undefined);
     return (
       <>
         <PageTitle title="Settings">Settings</PageTitle>
-        {errors.form ? <Notice kind="error">{errors.form}</Notice> : <p class="loading">Loading…</p>}
+        {problem ? <Notice kind="error">{problem}</Notice> : <p class="loading">Loading…</p>}
       </>
     );
   }
@@ -101,7 +102,7 @@ export function SettingsPage() {
       // One call for the whole section: the API checks every option first, so a bad one saves nothing.
       await post('/api/config', { path: 'webhooks', configuration: fromForm(form) });
       setSaved(true);
-      await load();
+      config.reload();
     } catch (err) {
       const message = messageOf(err);
       setErrors({ [fieldOf(err, FIELDS) ?? 'form']: message });

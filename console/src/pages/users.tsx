@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
-import { del, fieldOf, get, messageOf, post } from '../api';
+import { useState } from 'preact/hooks';
+import { del, fieldOf, messageOf, post } from '../api';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CopyButton } from '../components/copy-button';
 import { Field, SelectField } from '../components/field';
@@ -8,6 +8,7 @@ import { PageTitle } from '../components/page';
 import { formatTime } from '../format';
 import { useSession } from '../session';
 import { GROUPS, type Application, type User } from '../types';
+import { useApi } from '../use-api';
 
 const GROUP_OPTIONS = [...GROUPS].reverse().map((g) => ({ value: String(g.id), label: g.name }));
 const groupNames = (groups: { name: string }[]) => groups.map((g) => g.name).join(', ');
@@ -25,14 +26,12 @@ export function UsersPage() {
 const USER_FIELDS = ['username', 'email', 'password', 'groups'] as const;
 
 function Users() {
-  const [users, setUsers] = useState<User[]>();
-  const [error, setError] = useState<string>();
+  const list = useApi<{ items: User[] }>('/api/admin/users');
+  const users = list.data?.items;
   const [form, setForm] = useState({ username: '', email: '', password: '', group: '2' });
   const [errors, setErrors] = useState<Partial<Record<(typeof USER_FIELDS)[number] | 'form', string>>>({});
   const [created, setCreated] = useState<string>();
 
-  const load = () => get<{ items: User[] }>('/api/admin/users').then((a) => setUsers(a.items), (err) => setError(messageOf(err)));
-  useEffect(() => void load(), []);
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -42,7 +41,7 @@ function Users() {
       const user = await post<User>('/api/admin/users', { username: form.username, email: form.email, password: form.password, groups: [Number(form.group)] });
       setCreated(`User ${user.username} created.`);
       setForm({ username: '', email: '', password: '', group: '2' });
-      void load();
+      list.reload();
     } catch (err) {
       const message = messageOf(err);
       setErrors({ [fieldOf(err, USER_FIELDS) ?? 'form']: message });
@@ -53,7 +52,7 @@ function Users() {
   return (
     <section aria-labelledby="users" class="card">
       <h2 id="users">Users</h2>
-      {error ? <Notice kind="error">{error}</Notice> : null}
+      {list.error ? <Notice kind="error">{list.error.message}</Notice> : null}
       {users ? (
         <table class="data" aria-labelledby="users">
           <thead>
@@ -96,16 +95,16 @@ function Users() {
 
 function ApiKeys() {
   const { user } = useSession();
-  const [keys, setKeys] = useState<Application[]>();
-  const [error, setError] = useState<string>();
+  const list = useApi<Application[]>('/api/admin/applications');
+  const keys = list.data;
+  const [removeError, setRemoveError] = useState<string>();
+  const error = removeError ?? list.error?.message;
   const [name, setName] = useState('');
   const [group, setGroup] = useState('2');
   const [nameError, setNameError] = useState<string>();
   const [created, setCreated] = useState<Application>();
   const [deleting, setDeleting] = useState<Application>();
 
-  const load = () => get<Application[]>('/api/admin/applications').then(setKeys, (err) => setError(messageOf(err)));
-  useEffect(() => void load(), []);
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -114,7 +113,7 @@ function ApiKeys() {
     try {
       setCreated(await post<Application>('/api/admin/applications', { name, groups: [Number(group)] }));
       setName('');
-      void load();
+      list.reload();
     } catch (err) {
       setNameError(messageOf(err));
     }
@@ -123,9 +122,10 @@ function ApiKeys() {
     try {
       await del(`/api/admin/applications/${key.id}`);
       if (created?.id === key.id) setCreated(undefined);
-      void load();
+      setRemoveError(undefined);
+      list.reload();
     } catch (err) {
-      setError(messageOf(err));
+      setRemoveError(messageOf(err));
     }
     setDeleting(undefined);
   };

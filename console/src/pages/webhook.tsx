@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { ApiError, del, get, messageOf, post } from '../api';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { describeEvents } from '../components/events-picker';
@@ -8,28 +8,21 @@ import { PageTitle } from '../components/page';
 import { formatTime } from '../format';
 import { navigate } from '../router';
 import type { DataSource, Delivery, Page, Webhook } from '../types';
+import { useApi } from '../use-api';
 import { Deliveries } from './deliveries';
 import { EditWebhook, EnableToggle, RotateSecret } from './webhook-lifecycle';
 
 /** One webhook: what it is, edit, enable/disable, rotate its secret, ping, delete, and its deliveries. */
 export function WebhookPage({ id }: { id: string }) {
-  const [webhook, setWebhook] = useState<Webhook | null>();
-  const [sources, setSources] = useState<DataSource[]>([]);
-  const [error, setError] = useState<string>();
+  const loaded = useApi<Webhook>(`/api/admin/webhooks/${encodeURIComponent(id)}`);
+  const sources = useApi<DataSource[]>('/api/dataSources').data ?? [];
+  const { data: webhook, error, setData: setWebhook } = loaded;
 
-  const load = () =>
-    get<Webhook>(`/api/admin/webhooks/${encodeURIComponent(id)}`).then(setWebhook, (err) =>
-      // An id that is not a number answers 400, one that names no webhook 404: both are "not found" here.
-      err instanceof ApiError && (err.status === 404 || err.status === 400) ? setWebhook(null) : setError(messageOf(err)),
-    );
-  useEffect(() => {
-    void load();
-    get<DataSource[]>('/api/dataSources').then(setSources, () => undefined);
-  }, [id]);
-
-  if (error) return <Notice kind="error">{error}</Notice>;
-  if (webhook === undefined) return <p class="loading">Loading…</p>;
-  if (webhook === null) {
+  // An id that is not a number answers 400, one that names no webhook 404: both are "not found" here.
+  const notFound = error instanceof ApiError && (error.status === 404 || error.status === 400);
+  if (error && !notFound) return <Notice kind="error">{error.message}</Notice>;
+  if (webhook === undefined && !notFound) return <p class="loading">Loading…</p>;
+  if (webhook === undefined) {
     return (
       <section>
         <PageTitle title="Webhook not found">Webhook not found</PageTitle>
@@ -77,7 +70,7 @@ export function WebhookPage({ id }: { id: string }) {
           <Delete webhook={webhook} />
           {/* Last in the row: opened, each takes the row's whole width below the buttons (.panel). */}
           <EditWebhook webhook={webhook} sources={sources} onSaved={setWebhook} />
-          <RotateSecret webhook={webhook} onRotated={() => void load()} />
+          <RotateSecret webhook={webhook} onRotated={loaded.reload} />
         </div>
       </section>
       <Deliveries webhookId={webhook.id} />

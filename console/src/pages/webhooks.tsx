@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
-import { ApiError, fieldOf, get, messageOf, post } from '../api';
+import { useState } from 'preact/hooks';
+import { ApiError, fieldOf, messageOf, post } from '../api';
 import { allEvents, describeEvents, EventsField, toEvents } from '../components/events-picker';
 import { Field } from '../components/field';
 import { Link } from '../components/link';
@@ -7,29 +7,23 @@ import { EnabledBadge, Notice, StatusBadge } from '../components/notice';
 import { PageTitle } from '../components/page';
 import { formatAgo, formatTime } from '../format';
 import { generateSecret } from '../secret';
-import type { DataSource, Delivery, Page, Webhook } from '../types';
+import type { DataSource, DeliveryHealth, Webhook, WebhookListItem } from '../types';
+import { useApi } from '../use-api';
 
 /** Every webhook with its health at a glance, and the form that creates one. */
 export function WebhooksPage() {
-  const [webhooks, setWebhooks] = useState<Webhook[]>();
-  const [sources, setSources] = useState<DataSource[]>([]);
-  const [error, setError] = useState<string>();
+  // One request for the whole table: the list answers each webhook's delivery health along with it.
+  const list = useApi<{ items: WebhookListItem[] }>('/api/admin/webhooks?health=true');
+  const sourceList = useApi<DataSource[]>('/api/dataSources');
   const [created, setCreated] = useState<Webhook>();
-
-  const load = () =>
-    get<{ items: Webhook[] }>('/api/admin/webhooks').then(
-      (answer) => setWebhooks(answer.items),
-      (err) => setError(messageOf(err)),
-    );
-  useEffect(() => {
-    void load();
-    get<DataSource[]>('/api/dataSources').then(setSources, (err) => setError(messageOf(err)));
-  }, []);
+  const webhooks = list.data?.items;
+  const sources = sourceList.data ?? [];
+  const error = list.error ?? sourceList.error;
 
   return (
     <>
       <PageTitle title="Webhooks">Webhooks</PageTitle>
-      {error ? <Notice kind="error">{error}</Notice> : null}
+      {error ? <Notice kind="error">{error.message}</Notice> : null}
       <section aria-labelledby="webhooks-list" class="card">
         <h2 id="webhooks-list">Receivers</h2>
         {webhooks === undefined ? (
@@ -62,7 +56,7 @@ export function WebhooksPage() {
                   <td>
                     <EnabledBadge webhook={w} />
                   </td>
-                  <Health webhookId={w.id} failingSince={w.failingSince} />
+                  <Health health={w.health} failingSince={w.failingSince} />
                 </tr>
               ))}
             </tbody>
@@ -78,35 +72,23 @@ export function WebhooksPage() {
         sources={sources}
         onCreated={(webhook) => {
           setCreated(webhook);
-          void load();
+          list.reload();
         }}
       />
     </>
   );
 }
 
-/**
- * Health from the deliveries API alone: the newest delivery (its outcome and time) and the pending and failed
- * counts, each a `limit=1` read of `totalCount`. Three small calls per webhook. The failure streak comes with the
- * webhook itself (`failingSince`).
- */
-function Health({ webhookId, failingSince }: { webhookId: number; failingSince: string | null }) {
-  const [health, setHealth] = useState<{ last?: Delivery; pending: number; failed: number }>();
-  useEffect(() => {
-    const base = `/api/admin/webhooks/${webhookId}/deliveries?limit=1`;
-    Promise.all([get<Page<Delivery>>(base), get<Page<Delivery>>(`${base}&status=pending`), get<Page<Delivery>>(`${base}&status=failed`)]).then(
-      ([last, pending, failed]) => setHealth({ last: last.items[0], pending: pending.totalCount, failed: failed.totalCount }),
-      () => setHealth(undefined),
-    );
-  }, [webhookId]);
+/** The newest delivery (its outcome and time), the pending and failed counts, and the failure streak. */
+function Health({ health, failingSince }: { health: DeliveryHealth | undefined; failingSince: string | null }) {
   if (!health) return <td colSpan={3} class="muted">…</td>;
   return (
     <>
       <td>
-        {health.last ? (
+        {health.lastDelivery ? (
           <>
-            <StatusBadge status={health.last.status} /> <span title={formatTime(health.last.updatedAt)}>{formatAgo(health.last.sentDate ?? health.last.updatedAt)}</span>
-            <div class="muted">{health.last.payload.eventType}</div>
+            <StatusBadge status={health.lastDelivery.status} /> <span title={formatTime(health.lastDelivery.at)}>{formatAgo(health.lastDelivery.at)}</span>
+            <div class="muted">{health.lastDelivery.eventType}</div>
             {failingSince ? (
               <div class="bad" title={formatTime(failingSince)}>
                 failing since {formatAgo(failingSince)}

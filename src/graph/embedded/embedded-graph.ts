@@ -3,10 +3,10 @@
  * side kills when a query outlives its time-out by HARD_STOP_GRACE_MS, and starts again at the next call.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { GraphError, type GraphSource, type RowStream, type RunOptions } from '../graph-source.js';
-import type { GraphEdge, GraphNode, GraphRow } from '../items.js';
-import { decodeWireRow, type ChildMessage, type ParentMessage, type WireRow } from './kuzu-protocol.js';
+import { EdgeValue, NodeValue, type GraphEdge, type GraphNode, type GraphRow } from '../items.js';
+import { decodeWireRow, decodeWireValue, type ChildMessage, type ParentMessage, type WireRow } from './kuzu-protocol.js';
 
 /**
  * Past its time-out, how long a query has to stop by itself before its process is killed (which ends every other
@@ -16,6 +16,14 @@ export const HARD_STOP_GRACE_MS = 5_000;
 // Rows per message from the child: enough to make the IPC cost small per row, few enough to keep memory flat.
 const BATCH_ROWS = 500;
 const OPEN_TIMEOUT_MS = 60_000;
+/**
+ * What the Kùzu process may hold beyond its buffer pool before it is stopped. Kùzu builds a value outside the pool:
+ * `RETURN range(1, 3000000)` alone took 1.7 GB there, so one query of any signed-in user could take the machine's
+ * memory. Bench peaks stayed under 200 MB with a 256 MB pool.
+ */
+export const PROCESS_HEADROOM_BYTES = 768 * 1024 * 1024;
+// How often the process's resident memory is read while it lives (a read of /proc is a few microseconds).
+const MEMORY_CHECK_MS = 200;
 
 export interface EmbeddedGraphOptions {
   /** The graph's folder (created when missing; Kùzu makes its files inside). */
@@ -24,6 +32,10 @@ export interface EmbeddedGraphOptions {
   bufferPoolBytes: number;
   /** Names the graph in messages: `data source "demo"`. */
   label: string;
+  /** Past a query's time-out, how long before its process is killed: HARD_STOP_GRACE_MS by default. */
+  hardStopGraceMs?: number;
+  /** The most the process may hold (resident) before it is stopped; bufferPoolBytes + PROCESS_HEADROOM_BYTES by default. */
+  processMemoryBytes?: number;
 }
 
 interface Waiter {
@@ -40,7 +52,7 @@ export class EmbeddedGraph implements GraphSource {
   #nextId = 1;
   #closed = false;
   #dying: Promise<void> | undefined;
-  /** How many times a query had to be stopped by killing the process. */
+  /** How many times a query had to be stopped by killing the process (past its time-out, or over the memory cap). */
   hardStops = 0;
 
   constructor(options: EmbeddedGraphOptions) {
@@ -55,15 +67,16 @@ export class EmbeddedGraph implements GraphSource {
   async run(query: string, options: RunOptions): Promise<RowStream> {
     const child = await this.#process();
     const id = this.#nextId++;
-    const deadline = setTimeout(() => this.#hardStop(id), options.timeoutMs + HARD_STOP_GRACE_MS);
+    const deadline = setTimeout(() => this.#hardStop(id), options.timeoutMs + (this.#options.hardStopGraceMs ?? HARD_STOP_GRACE_MS));
     const started = await this.#request(child, id, {
       t: 'run', id, query, params: options.params ?? {}, readOnly: options.readOnly, timeoutMs: options.timeoutMs, maxRows: options.maxRows, batchRows: BATCH_ROWS,
+      properties: options.properties ?? true,
     }).catch((err: unknown) => {
       clearTimeout(deadline);
       throw err;
     });
     if (started.t !== 'started') throw new Error(`unexpected answer ${started.t}`);
-    return new EmbeddedRowStream(started.columns, {
+    return new EmbeddedRowStream(started.columns, started.readAt, {
       next: async () => {
         const answer = await this.#request(child, id, { t: 'next', id });
         if (answer.t !== 'rows') throw new Error(`unexpected answer ${answer.t}`);
@@ -81,14 +94,16 @@ export class EmbeddedGraph implements GraphSource {
     const child = await this.#process();
     const requestId = this.#nextId++;
     const answer = await this.#request(child, requestId, { t: 'node', id: requestId, nodeId: id });
-    return answer.t === 'item' ? ((answer.item as GraphNode | null) ?? undefined) : undefined;
+    const value = answer.t === 'item' ? decodeWireValue(answer.item, answer.readAt) : undefined;
+    return value instanceof NodeValue ? value.node : undefined;
   }
 
   async edge(id: string): Promise<GraphEdge | undefined> {
     const child = await this.#process();
     const requestId = this.#nextId++;
     const answer = await this.#request(child, requestId, { t: 'edge', id: requestId, edgeId: id });
-    return answer.t === 'item' ? ((answer.item as GraphEdge | null) ?? undefined) : undefined;
+    const value = answer.t === 'item' ? decodeWireValue(answer.item, answer.readAt) : undefined;
+    return value instanceof EdgeValue ? value.edge : undefined;
   }
 
   async verify(): Promise<void> {
@@ -212,39 +227,87 @@ export class EmbeddedGraph implements GraphSource {
       for (const waiter of this.#waiters.values()) waiter.reject(why);
       this.#waiters.clear();
     });
+    this.#watchMemory(child);
     this.#child = child;
     return child;
+  }
+
+  /**
+   * Stops the process when it holds more than its cap: every query it was running fails with a sentence saying why,
+   * and the next call starts a new one (as after a time-out). Linux only: elsewhere /proc is missing and nothing is watched.
+   */
+  #watchMemory(child: ChildProcess): void {
+    const cap = this.#options.processMemoryBytes ?? this.#options.bufferPoolBytes + PROCESS_HEADROOM_BYTES;
+    const timer = setInterval(() => {
+      const held = residentBytes(child.pid);
+      if (held === undefined || held <= cap) return;
+      clearInterval(timer);
+      if (this.#child !== child) return;
+      this.hardStops++;
+      const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+      const why = new GraphError(
+        'bad_graph_request',
+        `the query needed more memory than the embedded graph may hold (${mb(held)} MB, over its ${mb(cap)} MB) and was stopped: return fewer or smaller values (a long list, a large collect())`,
+      );
+      for (const waiter of this.#waiters.values()) waiter.reject(why);
+      this.#waiters.clear();
+      this.#child = undefined;
+      this.#dying = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+      child.kill('SIGKILL');
+    }, MEMORY_CHECK_MS);
+    timer.unref();
+    child.once('exit', () => clearInterval(timer));
+  }
+}
+
+/** The resident memory of process `pid`, from /proc (undefined where there is none). */
+function residentBytes(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
   }
 }
 
 interface Batches {
-  next(): Promise<{ rows: WireRow[]; done: boolean; truncated: boolean }>;
+  /** The next batch: `rows` is the JSON text of its WireRow[]. */
+  next(): Promise<{ rows: string; done: boolean; truncated: boolean }>;
   cancel(): Promise<void>;
 }
 
 class EmbeddedRowStream implements RowStream {
   truncated = false;
   #done = false;
+  readonly #readAt: number;
   readonly #batches: Batches;
 
   constructor(
     readonly columns: readonly string[],
+    readAt: number,
     batches: Batches,
     signal?: AbortSignal,
   ) {
+    this.#readAt = readAt;
     this.#batches = batches;
     signal?.addEventListener('abort', () => void this.close(), { once: true });
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<GraphRow> {
     try {
-      while (!this.#done) {
-        const batch = await this.#batches.next();
+      let coming = this.#done ? undefined : this.#batches.next();
+      while (coming) {
+        const batch = await coming;
         if (batch.done) {
           this.#done = true;
           this.truncated = batch.truncated;
         }
-        for (const row of batch.rows) yield decodeWireRow(row);
+        // The next batch is asked for before this one's rows are used: the Kùzu process reads it meanwhile.
+        coming = this.#done ? undefined : this.#batches.next();
+        // Its failure is the loop's to throw, when it gets there (or nobody's, once the reader stopped early).
+        coming?.catch(() => undefined);
+        for (const row of JSON.parse(batch.rows) as WireRow[]) yield decodeWireRow(row, this.columns, this.#readAt);
       }
     } finally {
       await this.close();
