@@ -46,16 +46,17 @@ interface ClaimDepth {
    * their lane, so nothing claimed is ever given back.
    */
   perClaim: number;
+  /** How much deeper than this it claims while the backlog is deep, at most (see #followBacklog). */
+  maxDepth: number;
 }
 
 // By database: PGlite's one session, behind the outcome batches, gains from fewer, larger claims (bench/README.md).
+// PGlite stays at its depth: 8 times deeper, its peak RSS went from 286 to 312 MB in a busy drain (bench/README.md,
+// "Contention"), past its 300 MB.
 const CLAIM_DEPTH: Record<DatabaseKind, ClaimDepth> = {
-  postgres: { ahead: 4, laneAhead: 2, perClaim: 1 },
-  pglite: { ahead: 8, laneAhead: 4, perClaim: 2 },
+  postgres: { ahead: 4, laneAhead: 2, perClaim: 1, maxDepth: 8 },
+  pglite: { ahead: 8, laneAhead: 4, perClaim: 2, maxDepth: 1 },
 };
-// While the backlog is deep, a worker claims up to this many times deeper than CLAIM_DEPTH (see #followBacklog):
-// fewer, larger claims, and a longer run of claimed work between two of them for a busy machine's late round trips.
-const MAX_DEPTH = 8;
 const LEASE_MARGIN_MS = 5_000;
 // A lease renewal that failed (the database away) is tried again after this long.
 const RENEW_RETRY_MS = 1_000;
@@ -321,7 +322,7 @@ export class DeliveryWorker {
   /**
    * Sets the claim depth from what a claim found. A claim that came back full (its limit, or some webhook's share: that
    * webhook has more due) while this process sent at least the previous claim's worth since it, says the backlog is
-   * deeper than the claims: the next claims go twice as deep, up to MAX_DEPTH times CLAIM_DEPTH (lanes, capacity,
+   * deeper than the claims: the next claims go twice as deep, up to CLAIM_DEPTH's maxDepth (lanes, capacity,
    * shares and outcome batches alike), so PostgreSQL sees fewer, larger statements and a late round trip on a busy
    * machine finds claimed work still waiting. A claim that came back short says it is shallow: depth 1 again, so a
    * shallow queue's deliveries are claimed as soon as they are due, as before. An empty claim while lanes were left
@@ -343,7 +344,7 @@ export class DeliveryWorker {
         if (count >= perWebhook) full = true;
       }
     }
-    const depth = !full ? 1 : previous > 0 && sentSince >= previous ? Math.min(lanes.depth * 2, MAX_DEPTH) : lanes.depth;
+    const depth = !full ? 1 : previous > 0 && sentSince >= previous ? Math.min(lanes.depth * 2, this.#base.maxDepth) : lanes.depth;
     lanes.depth = depth;
     this.#outcomes.depth = depth;
   }
