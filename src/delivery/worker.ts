@@ -51,8 +51,7 @@ interface ClaimDepth {
 }
 
 // By database: PGlite's one session, behind the outcome batches, gains from fewer, larger claims (bench/README.md).
-// PGlite stays at its depth: 8 times deeper, its peak RSS went from 286 to 312 MB in a busy drain (bench/README.md,
-// "Contention"), past its 300 MB.
+// PGlite stays at its depth: deeper, its peak RSS passed its 300 MB in a busy drain (bench/README.md, "Contention").
 const CLAIM_DEPTH: Record<DatabaseKind, ClaimDepth> = {
   postgres: { ahead: 4, laneAhead: 2, perClaim: 1, maxDepth: 8 },
   pglite: { ahead: 8, laneAhead: 4, perClaim: 2, maxDepth: 1 },

@@ -155,8 +155,8 @@ export async function recordAttempts(db: Queryable, records: readonly AttemptRec
 
 /**
  * The parameters of RECORD_ATTEMPTS_SQL: one array per column, in the records' order, as literals built here (see
- * db/array-literals.ts): pg's own escaping of the attempt log entries (JSON, full of quotes) was most of the batch's
- * cost in the worker, 3.9 µs an outcome against 1.5 µs for the JSON text alone (bench/README.md, "Contention").
+ * db/array-literals.ts): pg's own escaping of the attempt log entries (JSON, full of quotes) was a third of the
+ * batch's cost in the worker (bench/README.md, "Contention").
  */
 export function recordParameters(records: readonly AttemptRecord[], autoDisableAfterMs: number): unknown[] {
   return [
