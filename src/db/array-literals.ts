@@ -29,3 +29,8 @@ export function textArray(items: readonly string[]): string {
 export function integerArray(values: readonly number[]): string {
   return `{${values.join(',')}}`;
 }
+
+/** The literal of `values` as an int[] or bigint[] where some are NULL: `{1,NULL}`. */
+export function nullableIntegerArray(values: readonly (number | null)[]): string {
+  return `{${values.map((value) => value ?? 'NULL').join(',')}}`;
+}
