@@ -33,9 +33,7 @@ export function integerArray(values: readonly number[]): string {
   return `{${values.join(',')}}`;
 }
 
-/** The literal of `values` as an int[], bigint[] or float8[], a null as the array's NULL: `{1,NULL,2.5}`. */
-export function numberArray(values: readonly (number | null)[]): string {
-  let literal = '{';
-  for (let i = 0; i < values.length; i++) literal += `${i === 0 ? '' : ','}${values[i] ?? 'NULL'}`;
-  return `${literal}}`;
+/** The literal of `values` as an int[] or bigint[] where some are NULL: `{1,NULL}`. */
+export function nullableIntegerArray(values: readonly (number | null)[]): string {
+  return `{${values.map((value) => value ?? 'NULL').join(',')}}`;
 }
