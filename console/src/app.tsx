@@ -3,6 +3,7 @@ import { get, onSignedOut, post } from './api';
 import { Link } from './components/link';
 import { AdminsOnly, PageTitle } from './components/page';
 import { CasePage } from './pages/case';
+import { ReceiverExamplePage } from './pages/receiver-example';
 import { SearchPage } from './pages/search';
 import { SettingsPage } from './pages/settings';
 import { SignInPage } from './pages/sign-in';
@@ -117,7 +118,7 @@ function Page({ path, query, session }: { path: string; query: URLSearchParams; 
   }
 
   const webhook = match('/webhooks/:id', path);
-  const known = path === '/webhooks' || webhook || path === '/deliveries' || path === '/settings' || path === '/users';
+  const known = path === '/webhooks' || webhook || path === '/deliveries' || path === '/settings' || path === '/users' || path === '/receiver-example';
   if (!known) {
     return (
       <section>
@@ -134,5 +135,6 @@ function Page({ path, query, session }: { path: string; query: URLSearchParams; 
   if (path === '/deliveries') return <SearchPage query={query} />;
   if (webhook) return <WebhookPage key={webhook.id} id={webhook.id!} />;
   if (path === '/settings') return <SettingsPage />;
+  if (path === '/receiver-example') return <ReceiverExamplePage />;
   return <UsersPage />;
 }
