@@ -82,7 +82,7 @@ describe('the operator\'s console pages, in Chromium', () => {
 
   it('finds webhooks by URL or description, the search in the URL', async () => {
     const receivers = page.getByRole('region', { name: 'Receivers' });
-    await page.getByRole('searchbox', { name: 'Find by URL or description' }).fill('FRAUD');
+    await page.getByRole('searchbox', { name: 'Find webhooks' }).fill('FRAUD');
     await page.getByRole('button', { name: 'Find' }).click();
     await page.waitForURL(`${service.baseUrl}/webhooks?q=FRAUD`);
     await waitUntil(async () => (await receivers.getByRole('row').count()) === 2, 'the fraud webhook alone');
@@ -125,7 +125,7 @@ describe('the operator\'s console pages, in Chromium', () => {
     expect(await row.getByText(`case ${caseId}`).isVisible()).toBe(true);
     // Its attempt log, opened below.
     await row.getByRole('button', { name: /^Open delivery/ }).click();
-    await found.getByRole('table', { name: 'Attempt log' }).getByRole('row').filter({ hasText: '500' }).first().waitFor();
+    await found.getByRole('list', { name: 'Attempt log' }).getByRole('listitem').filter({ hasText: '500' }).first().waitFor();
     await shoot('search');
 
     // The address is the search: opened elsewhere, the same filters and results.

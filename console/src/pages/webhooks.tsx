@@ -12,7 +12,7 @@ import { generateSecret } from '../secret';
 import type { DataSource, DeliveryHealth, Webhook, WebhookListItem } from '../types';
 import { useApi } from '../use-api';
 
-const PAGE_SIZE = 50;
+const PAGE_SIZE = 100;
 
 /**
  * Every webhook with its health at a glance, a page at a time, found by URL or description; the deliveries of all
@@ -123,7 +123,7 @@ function SearchWebhooks({ q }: { q: string }) {
       }}
     >
       <label>
-        Find by URL or description <input type="search" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        Find webhooks <input type="search" placeholder="in URL or description" value={text} onInput={(e) => setText(e.currentTarget.value)} />
       </label>
       <button type="submit" class="secondary">
         Find
