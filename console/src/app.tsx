@@ -3,6 +3,7 @@ import { get, onSignedOut, post } from './api';
 import { Link } from './components/link';
 import { AdminsOnly, PageTitle } from './components/page';
 import { CasePage } from './pages/case';
+import { ReceiverExamplePage } from './pages/receiver-example';
 import { SettingsPage } from './pages/settings';
 import { SignInPage } from './pages/sign-in';
 import { UsersPage } from './pages/users';
@@ -113,7 +114,7 @@ function Page({ path, session }: { path: string; session: Session }) {
   }
 
   const webhook = match('/webhooks/:id', path);
-  const known = path === '/webhooks' || webhook || path === '/settings' || path === '/users';
+  const known = path === '/webhooks' || webhook || path === '/settings' || path === '/users' || path === '/receiver-example';
   if (!known) {
     return (
       <section>
@@ -129,5 +130,6 @@ function Page({ path, session }: { path: string; session: Session }) {
   if (path === '/webhooks') return <WebhooksPage />;
   if (webhook) return <WebhookPage key={webhook.id} id={webhook.id!} />;
   if (path === '/settings') return <SettingsPage />;
+  if (path === '/receiver-example') return <ReceiverExamplePage />;
   return <UsersPage />;
 }

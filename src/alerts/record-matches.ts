@@ -121,6 +121,8 @@ export async function recordMatches(tx: Transaction, context: RecordContext, fou
     events.push({
       eventType: created ? 'newCase' : 'newMatch',
       sourceKey,
+      alertId: alert.id,
+      caseId: row.id,
       payload: created ? renderNewCase(sourceKey, alert, snapshot) : renderNewMatch(sourceKey, alert, { ...snapshot, updatedAt: row.updated_at }),
     });
     return { caseId: row.id, created, recorded: true };

@@ -2,9 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SettingsStore } from '../settings/settings-store.js';
 import type { Database } from '../db/database.js';
-import { invalidParameter, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { MAX_WEBHOOKS } from '../limits.js';
 import { errorResponses, PositiveId } from '../http/schemas.js';
+import { timeRangeOf } from '../http/time-range.js';
 import { redeliver } from '../outbox/claims.js';
 import { enqueuePing } from '../outbox/enqueue.js';
 import { examplePayload } from '../outbox/event-examples.js';
@@ -30,21 +31,6 @@ const BulkRedeliverFields = {
   until: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601: only deliveries that ended failed before this instant' })),
 };
 const BulkRedeliverAnswer = Type.Object({ count: Type.Integer({ description: 'deliveries made pending and due now' }) });
-
-/** `since`/`until` as instants, named in the error when they are not ISO 8601 date-times or in the wrong order. */
-function failedBetween(body: { since?: string | undefined; until?: string | undefined }): { since?: Date; until?: Date } {
-  const instant = (field: 'since' | 'until'): Date | undefined => {
-    const text = body[field];
-    if (text === undefined) return undefined;
-    const ms = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(text) ? Date.parse(text) : Number.NaN;
-    if (Number.isNaN(ms)) throw invalidParameter(`field ${field} must be an ISO 8601 date-time such as 2026-11-22T10:00:00Z, got ${JSON.stringify(text)}`, field);
-    return new Date(ms);
-  };
-  const since = instant('since');
-  const until = instant('until');
-  if (since && until && since >= until) throw invalidParameter('field since must be before field until', 'since');
-  return { ...(since ? { since } : {}), ...(until ? { until } : {}) };
-}
 
 /** The operations that send: ping and send an example now, and redeliver (docs/api.md, Deliveries). */
 export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = async (app, { db, settings, worker }) => {
@@ -138,7 +124,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
     async (request) => {
       const { webhookId } = request.params;
       await requireWebhook(db, webhookId);
-      return redeliveredNow(await redeliverFailed(db, { webhookIds: [webhookId], ...failedBetween(request.body) }));
+      return redeliveredNow(await redeliverFailed(db, { webhookIds: [webhookId], ...timeRangeOf(request.body, 'field') }));
     },
   );
 
@@ -153,6 +139,6 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
         response: { 200: BulkRedeliverAnswer, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => redeliveredNow(await redeliverFailed(db, { webhookIds: request.body.webhookIds, ...failedBetween(request.body) })),
+    async (request) => redeliveredNow(await redeliverFailed(db, { webhookIds: request.body.webhookIds, ...timeRangeOf(request.body, 'field') })),
   );
 };

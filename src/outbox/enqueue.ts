@@ -1,5 +1,5 @@
 import { readWebhookSettings } from '../settings/settings-store.js';
-import { integerArray, textArray } from '../db/array-literals.js';
+import { integerArray, nullableIntegerArray, textArray } from '../db/array-literals.js';
 import type { Database, Queryable, Transaction } from '../db/database.js';
 import { deliveriesDue } from './due-signal.js';
 import type { ClaimedDelivery } from './claims.js';
@@ -26,6 +26,9 @@ export interface DomainEvent {
   /** Null for an event of no data source (webhookDisabled): only subscriptions without a sourceKey get it. */
   sourceKey: string | null;
   payload: string;
+  /** What the event is about, for the search across webhooks (newCase, newMatch, caseStatusChange). */
+  alertId?: number;
+  caseId?: number;
   /** Webhooks that never get this event whatever they subscribe to (a disabled webhook is not told of itself). */
   excludedWebhookIds?: readonly number[];
 }
@@ -111,13 +114,21 @@ export async function enqueueEvents(tx: Transaction, events: readonly DomainEven
   });
   await tx.query(
     `WITH inserted_events AS (
-       INSERT INTO webhook_events (id, event_type, payload)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])
+       INSERT INTO webhook_events (id, event_type, payload, alert_id, case_id)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $6::int[], $7::int[])
      )
      INSERT INTO webhook_deliveries (webhook_id, event_id, next_attempt_at)
      SELECT webhook_id, event_id, now() FROM unnest($4::int[], $5::bigint[]) AS d(webhook_id, event_id)`,
     // Literals built here: pg escapes every element of an array with two regular expressions (payloads are long).
-    [integerArray(eventIds), textArray(kept.map((k) => k.event.eventType)), textArray(kept.map((k) => k.event.payload)), integerArray(deliveryWebhookIds), integerArray(deliveryEventIds)],
+    [
+      integerArray(eventIds),
+      textArray(kept.map((k) => k.event.eventType)),
+      textArray(kept.map((k) => k.event.payload)),
+      integerArray(deliveryWebhookIds),
+      integerArray(deliveryEventIds),
+      nullableIntegerArray(kept.map((k) => k.event.alertId ?? null)),
+      nullableIntegerArray(kept.map((k) => k.event.caseId ?? null)),
+    ],
   );
   for (const listener of recordedListeners) for (const { event } of kept) listener(event.eventType);
   // `immediate`: the workers are told once this commits (delivery/wake-up.ts), not by a NOTIFY in this transaction.

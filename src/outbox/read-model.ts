@@ -21,7 +21,7 @@ export interface DeliveryRow {
   attempt_log?: AttemptLogEntry[];
 }
 
-const DELIVERY_COLUMNS = `d.id, d.webhook_id, e.payload, d.status, d.attempts, d.next_attempt_at, d.sent_date,
+export const DELIVERY_COLUMNS = `d.id, d.webhook_id, e.payload, d.status, d.attempts, d.next_attempt_at, d.sent_date,
   d.response_status, d.error, d.created_at, d.updated_at, d.is_ping`;
 
 export function toDelivery(row: DeliveryRow): Delivery {

@@ -280,14 +280,14 @@ interface WebhookRow {
 }
 
 /** Oldest first: all of them, one page of them, or the one webhook `id`. */
-export async function listWebhooks(db: Queryable, id?: number, page?: { offset: number; limit: number }): Promise<Webhook[]> {
+export async function listWebhooks(db: Queryable, id?: number, page?: { offset: number; limit: number }, matching?: string): Promise<Webhook[]> {
   const { rows } = await db.query<WebhookRow>(
     `SELECT w.id, w.url, w.description, w.enabled, w.disabled_at, w.disabled_reason, w.failing_since, w.created_at, w.updated_at,
             CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_expires_at END AS previous_secret_expires_at,
             COALESCE((SELECT jsonb_agg(jsonb_build_object('eventType', s.event_type, 'sourceKey', s.source_key) ORDER BY s.position)
                       FROM webhook_subscriptions s WHERE s.webhook_id = w.id), '[]') AS events
-     FROM webhooks w WHERE ($1::int IS NULL OR w.id = $1) ORDER BY w.id OFFSET $2 LIMIT $3`,
-    [id ?? null, page?.offset ?? 0, page?.limit ?? null],
+     FROM webhooks w WHERE ($1::int IS NULL OR w.id = $1) AND ${MATCHING_URL_OR_DESCRIPTION('$4')} ORDER BY w.id OFFSET $2 LIMIT $3`,
+    [id ?? null, page?.offset ?? 0, page?.limit ?? null, likePattern(matching)],
   );
   return rows.map((row) => ({
     id: row.id,
@@ -360,9 +360,27 @@ export async function deleteWebhook(db: Database, id: number): Promise<void> {
 }
 
 /** One page of the webhooks, oldest first, with how many there are in all. */
-export async function listWebhooksPage(db: Queryable, page: { offset: number; limit: number }): Promise<{ totalCount: number; items: Webhook[] }> {
-  const { rows } = await db.query<{ total: number }>('SELECT count(*) AS total FROM webhooks');
-  return { totalCount: rows[0]?.total ?? 0, items: await listWebhooks(db, undefined, page) };
+/**
+ * One page of the webhooks, oldest first, with how many there are in all; only those whose URL or description
+ * contains `matching` (in any case) when given. The webhooks are read whole to match: at most MAX_WEBHOOKS of them.
+ */
+export async function listWebhooksPage(
+  db: Queryable,
+  page: { offset: number; limit: number },
+  matching?: string,
+): Promise<{ totalCount: number; items: Webhook[] }> {
+  const { rows } = await db.query<{ total: number }>(`SELECT count(*) AS total FROM webhooks w WHERE ${MATCHING_URL_OR_DESCRIPTION('$1')}`, [
+    likePattern(matching),
+  ]);
+  return { totalCount: rows[0]?.total ?? 0, items: await listWebhooks(db, undefined, page, matching) };
+}
+
+/** The condition of a URL-or-description search on `webhooks w`, its LIKE pattern the parameter `p` (NULL: every webhook). */
+const MATCHING_URL_OR_DESCRIPTION = (p: string) => `(${p}::text IS NULL OR w.url ILIKE ${p} OR w.description ILIKE ${p})`;
+
+/** `50%_off` → `%50\%\_off%`: the text as it is, anywhere (LIKE's wildcards and its escape character taken literally). */
+function likePattern(text: string | undefined): string | null {
+  return text === undefined ? null : `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** Which of `ids` are webhooks still (the others were deleted, in this process or another). */

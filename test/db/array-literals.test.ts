@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { integerArray, textArray } from '../../src/db/array-literals.js';
+import { integerArray, nullableIntegerArray, textArray } from '../../src/db/array-literals.js';
 import { useTestDatabase } from '../support/test-service.js';
 
 // The array literals the alert run's bulk statements send instead of pg's own: what the database reads back must be
@@ -21,5 +21,17 @@ describe('array literals', () => {
   it('reads back integers', async () => {
     const { rows } = await t.db.query<{ n: number[] }>('SELECT $1::bigint[] AS n', [integerArray([0, -1, 2 ** 40, 7])]);
     expect(rows[0]!.n.map(Number)).toEqual([0, -1, 2 ** 40, 7]);
+    const { rows: some } = await t.db.query<{ n: (number | null)[] }>('SELECT $1::int[] AS n', [nullableIntegerArray([3, null, 5])]);
+    expect(some[0]!.n).toEqual([3, null, 5]);
+  });
+
+  it('reads back nulls among numbers and strings (an outcome batch: epoch milliseconds, statuses, errors)', async () => {
+    const numbers = [Date.now(), null, 0, -3, 2 ** 53 - 1];
+    const { rows } = await t.db.query<{ n: (number | null)[]; s: (string | null)[] }>('SELECT $1::float8[] AS n, $2::text[] AS s', [
+      nullableIntegerArray(numbers),
+      textArray([null, 'NULL', 'receiver answered 500', null, '"']),
+    ]);
+    expect(rows[0]!.n).toEqual(numbers);
+    expect(rows[0]!.s).toEqual([null, 'NULL', 'receiver answered 500', null, '"']);
   });
 });

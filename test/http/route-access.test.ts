@@ -46,6 +46,8 @@ const EXPECTED: Record<DeclaredRoute['access'], string[]> = {
     'POST /api/admin/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
     'POST /api/admin/webhooks/:webhookId/deliveries/redeliver',
     'POST /api/admin/deliveries/redeliver',
+    'GET /api/admin/deliveries/health',
+    'GET /api/admin/deliveries',
   ],
   user: [
     'GET /api/auth/me',

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, fieldOf, messageOf, post } from '../api';
 import { allEvents, describeEvents, EventsField, toEvents } from '../components/events-picker';
-import { Field } from '../components/field';
+import { Field, SecretField } from '../components/field';
 import { Link } from '../components/link';
 import { EnabledBadge, Notice, StatusBadge } from '../components/notice';
 import { PageTitle } from '../components/page';
@@ -29,7 +29,7 @@ export function WebhooksPage() {
         {webhooks === undefined ? (
           <p class="loading">Loading…</p>
         ) : webhooks.length === 0 ? (
-          <p>No webhook yet: create one below.</p>
+          <FirstWebhook />
         ) : (
           <table class="data">
             <thead>
@@ -105,6 +105,28 @@ function Health({ health, failingSince }: { health: DeliveryHealth | undefined; 
   );
 }
 
+/** The empty list: how to make the first webhook, with a receiver to try it on. */
+function FirstWebhook() {
+  return (
+    <div class="first-webhook">
+      <p>
+        <strong>No webhook yet.</strong> A webhook sends events (a new case, a new match, a case status change) as signed JSON POSTs to a receiver of yours. To make
+        the first one:
+      </p>
+      <ol>
+        <li>
+          Have a receiver listening. To try things out, run the <Link href="/receiver-example">example receiver</Link> (<code>examples/receiver.ts</code>): it checks
+          each delivery's signature and prints its event.
+        </li>
+        <li>
+          Fill in <a href="#new-webhook">New webhook</a> below: the receiver's URL, and a secret (Generate makes one) that you give the receiver too.
+        </li>
+        <li>Open the webhook and press Send ping, or send an example of an event: its page shows what was sent and what the receiver answered.</li>
+      </ol>
+    </div>
+  );
+}
+
 const FIELDS = ['url', 'secret', 'events'] as const;
 type FieldName = (typeof FIELDS)[number];
 
@@ -139,24 +161,21 @@ function CreateWebhook({ sources, onCreated }: { sources: DataSource[]; onCreate
       <h2 id="new-webhook">New webhook</h2>
       <form onSubmit={(e) => void submit(e)} noValidate>
         <Field label="URL" type="url" placeholder="https://receiver.example.com/hook" value={url} error={errors.url} onInput={(e) => setUrl(e.currentTarget.value)} />
-        <Field
-          label="Secret"
+        <SecretField
           value={secret}
-          autoComplete="off"
-          spellcheck={false}
           error={errors.secret}
-          hint="Keys the signatures (X-Payload-HMAC, webhook-signature); 16 characters or more. Give the same secret to the receiver: it is not shown again."
+          hint="Keys the signatures (X-Payload-HMAC, webhook-signature); give the same secret to the receiver: it is not shown again."
           onInput={(e) => setSecret(e.currentTarget.value)}
         >
           <button type="button" class="secondary" onClick={() => setSecret(generateSecret())}>
             Generate
           </button>
-        </Field>
+        </SecretField>
         <EventsField sources={sources} checked={events} onChange={setEvents} error={errors.events} />
-        {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
         <button type="submit" disabled={busy}>
           Create webhook
         </button>
+        {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
       </form>
     </section>
   );
