@@ -4,6 +4,7 @@ import { Link } from './components/link';
 import { AdminsOnly, PageTitle } from './components/page';
 import { CasePage } from './pages/case';
 import { ReceiverExamplePage } from './pages/receiver-example';
+import { SearchPage } from './pages/search';
 import { SettingsPage } from './pages/settings';
 import { SignInPage } from './pages/sign-in';
 import { UsersPage } from './pages/users';
@@ -63,6 +64,9 @@ export function App() {
               <NavLink href="/webhooks" current={path.startsWith('/webhooks')}>
                 Webhooks
               </NavLink>
+              <NavLink href="/deliveries" current={path === '/deliveries'}>
+                Search deliveries
+              </NavLink>
               <NavLink href="/settings" current={path === '/settings'}>
                 Settings
               </NavLink>
@@ -80,7 +84,7 @@ export function App() {
         </button>
       </header>
       <main>
-        <Page path={path} session={session} />
+        <Page path={path} query={query} session={session} />
       </main>
     </SessionContext.Provider>
   );
@@ -99,7 +103,7 @@ function NavLink({ href, current, children }: { href: string; current: boolean; 
   );
 }
 
-function Page({ path, session }: { path: string; session: Session }) {
+function Page({ path, query, session }: { path: string; query: URLSearchParams; session: Session }) {
   const casePath = match('/alerts/:alertId/case/:caseId', path);
   if (casePath) return <CasePage key={path} alertId={casePath.alertId!} caseId={casePath.caseId!} />;
 
@@ -114,7 +118,7 @@ function Page({ path, session }: { path: string; session: Session }) {
   }
 
   const webhook = match('/webhooks/:id', path);
-  const known = path === '/webhooks' || webhook || path === '/settings' || path === '/users' || path === '/receiver-example';
+  const known = path === '/webhooks' || webhook || path === '/deliveries' || path === '/settings' || path === '/users' || path === '/receiver-example';
   if (!known) {
     return (
       <section>
@@ -127,7 +131,8 @@ function Page({ path, session }: { path: string; session: Session }) {
   }
   // Everything but the case pages is for admins (the API refuses the rest to others anyway).
   if (!session.admin) return <AdminsOnly />;
-  if (path === '/webhooks') return <WebhooksPage />;
+  if (path === '/webhooks') return <WebhooksPage query={query} />;
+  if (path === '/deliveries') return <SearchPage query={query} />;
   if (webhook) return <WebhookPage key={webhook.id} id={webhook.id!} />;
   if (path === '/settings') return <SettingsPage />;
   if (path === '/receiver-example') return <ReceiverExamplePage />;

@@ -372,10 +372,17 @@ describe('the web console, in Chromium', () => {
       if (url.pathname.startsWith('/api/')) requests.push(url.pathname + url.search);
     });
     await many.goto(`${service.baseUrl}/webhooks`);
-    await many.getByRole('link', { name: 'http://127.0.0.1:9/many-499' }).waitFor();
-    expect(await many.getByRole('row').filter({ hasText: 'http://127.0.0.1:9/many-' }).count()).toBe(500);
-    expect(await many.getByRole('row').filter({ hasText: 'many-499' }).getByText('none yet').isVisible()).toBe(true);
-    expect(requests.sort()).toEqual(['/api/admin/webhooks?health=true', '/api/auth/me', '/api/dataSources']);
+    await many.getByRole('link', { name: 'http://127.0.0.1:9/many-0' }).waitFor();
+    // A page of 100, in one list request that has each one's health (and one for the chart of all): the others a
+    // page away, or found by URL.
+    const total = (await api.call('GET', '/api/admin/webhooks?limit=1')).body.totalCount;
+    expect(await many.getByRole('row').filter({ hasText: 'http://127.0.0.1:9/many-' }).count()).toBe(100 - (total - 500));
+    expect(await many.getByText(`1–100 of ${total}`).isVisible()).toBe(true);
+    expect(requests.sort()).toEqual(['/api/admin/deliveries/health?range=hour', '/api/admin/webhooks?health=true&limit=100&offset=0', '/api/auth/me', '/api/dataSources']);
+    await many.getByRole('searchbox', { name: 'Find webhooks' }).fill('many-499');
+    await many.getByRole('button', { name: 'Find' }).click();
+    await many.getByRole('row').filter({ hasText: 'many-499' }).getByText('none yet').waitFor();
+    expect(await many.getByRole('row').filter({ hasText: 'http://127.0.0.1:9/many-' }).count()).toBe(1);
     await context.close();
   });
 });

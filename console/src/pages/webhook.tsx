@@ -9,6 +9,7 @@ import { formatTime } from '../format';
 import { navigate } from '../router';
 import { EVENT_TYPES, type DataSource, type Delivery, type EventType, type Page, type Webhook } from '../types';
 import { useApi } from '../use-api';
+import { HealthChart } from '../components/health-chart';
 import { Deliveries } from './deliveries';
 import { EditWebhook, EnableToggle, RotateSecret } from './webhook-lifecycle';
 
@@ -77,6 +78,7 @@ export function WebhookPage({ id }: { id: string }) {
         {/* Every action of the row tells its outcome here, below the row: no message moves a button. */}
         <OutcomeSlot outcome={outcome} />
       </section>
+      <HealthChart webhookId={webhook.id} />
       <Deliveries webhookId={webhook.id} />
     </>
   );
