@@ -4,11 +4,12 @@
  * `alert-webhooks graph load`, on a service whose database is PostgreSQL (a throwaway database of its own on
  * BENCH_PG_URL's server) with ONE webhook subscribed to the source's newCase and newMatch. Delivery is off
  * (deliveryFrequency 'none'): each event's delivery row is written, nothing is sent, so the figure is the recording's
- * alone. Then two alerts, a small and a large one (one edge pattern, cut by amount), each run once with
- * waitForRun on a freshly started service (so each peak RSS is that run's own), the large one then run again
- * unchanged. Beside them, the bare queries on Kùzu called directly in this process on a copy of the graph,
- * reading every row as the service's Kùzu process does (the ceiling). Figures go to
- * bench/results/alerts-latest.json; bench/README.md ("Alerts") says how to read them.
+ * alone. Then two alerts, a small and a large one (one edge pattern, cut by amount), each run three times with
+ * waitForRun on a freshly started service over an empty record (so each peak RSS is that run's own), the large one
+ * then run three times more, unchanged. Right before each run, its bare query on Kùzu called directly in this process
+ * on a copy of the graph, reading every row as the service's Kùzu process does (the ceiling); beside each, the CPU
+ * time of the service, its Kùzu process and the database's backends. Figures go to bench/results/alerts-latest.json;
+ * bench/README.md ("Alerts") says how to read them.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -22,6 +23,7 @@ import { buildService } from './lib/build.js';
 import { generateGraph } from './lib/graph-csv.js';
 import { graphLoad, kuzuChildPid } from './lib/graph-load.js';
 import { median, phase, round } from './lib/progress.js';
+import { processCpuSeconds } from './lib/cpu.js';
 import { peakRssMb } from './lib/rss.js';
 import { ServiceProcess } from './lib/service.js';
 
@@ -37,8 +39,10 @@ const SOURCE = 'bench';
 // Amounts are uniform in [0, 1000): `amount < x` keeps x/1000 of the edges. The large alert finds 60,000 matches
 // of 1,000,000 edges (1,200 of 20,000 in --quick), the small one 10,000 (200).
 const PLAN = quick
-  ? { accounts: 2_000, edges: 20_000, smallBelow: 10, largeBelow: 60, ceilingRounds: 3 }
-  : { accounts: 200_000, edges: 1_000_000, smallBelow: 10, largeBelow: 60, ceilingRounds: 3 };
+  ? { accounts: 2_000, edges: 20_000, smallBelow: 10, largeBelow: 60 }
+  : { accounts: 200_000, edges: 1_000_000, smallBelow: 10, largeBelow: 60 };
+// First runs of each alert, and unchanged reruns of the large one: medians of this many.
+const ROUNDS = 3;
 const MAX_MATCHES = 1_000_000;
 // One transfer a match; its case is the sender (target `a`): a sender's first match opens its case (newCase),
 // its others add to it (newMatch).
@@ -115,37 +119,33 @@ try {
   const loadedEdges = Number(/edges TRANSFER: ([\d,]+)/.exec(printed)?.[1]?.replaceAll(',', ''));
   if (loadedEdges !== PLAN.edges) throw new Error(`graph load printed an unexpected report: ${printed}`);
 
-  // The ceiling: Kùzu in this process on a copy (the service's Kùzu process holds the original's lock), every row read.
-  phase('the bare queries on Kùzu directly (the ceiling)');
+  // The ceiling: Kùzu in this process on a copy (the service's Kùzu process holds the original's lock), every row
+  // read. It stays open beside the service: each run is measured right after its bare query, so both see the same
+  // machine (its load moves within minutes here).
+  phase('opening the ceiling: the bare queries on Kùzu directly');
   const ceilingFolder = path.join(dir, 'ceiling-graph');
   cpSync(path.join(dataDir, 'graphs', SOURCE, 'graph'), ceilingFolder, { recursive: true });
   database = new kuzu.Database(ceilingFolder, Number(GRAPH_MEMORY_MB) * 1024 * 1024, true, true);
   conn = new kuzu.Connection(database);
+  /** The bare query once, every row read as the service's Kùzu process reads them: wall ms, this process's CPU ms. */
   const bare = async (below: number) => {
-    const rounds: number[] = [];
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    const answer = await conn!.query(queryBelow(below));
+    const result = Array.isArray(answer) ? answer[0]! : answer;
+    // hasNext/getNextSync as the service's Kùzu process reads (kuzu's getAll awaits a thread-pool trip per row,
+    // 6-12 s for the large query's 60,000 rows where this takes a fraction of it), each row made and let go.
     let rows = 0;
-    for (let i = 0; i < PLAN.ceilingRounds + 1; i++) {
-      const started = performance.now();
-      const answer = await conn!.query(queryBelow(below));
-      const result = Array.isArray(answer) ? answer[0]! : answer;
-      // Read as the service's Kùzu process reads (getNextSync: kuzu's getAll awaits a thread-pool trip per row,
-      // 6-12 s for the large query's 60,000 rows where this takes a fraction of it), each row made and let go.
-      rows = 0;
-      while (result.hasNext()) {
-        result.getNextSync();
-        rows++;
-      }
-      // The first round warms the buffer pool; the median of the others counts.
-      if (i > 0) rounds.push(performance.now() - started);
+    while (result.hasNext()) {
+      result.getNextSync();
+      rows++;
     }
-    return { rows, ms: median(rounds), rounds: rounds.map((r) => Math.round(r)) };
+    result.close();
+    const cpu = process.cpuUsage(cpuBefore);
+    return { rows, ms: Math.round(performance.now() - started), cpuMs: Math.round((cpu.user + cpu.system) / 1000) };
   };
-  const bareSmall = await bare(PLAN.smallBelow);
-  const bareLarge = await bare(PLAN.largeBelow);
-  await conn.close();
-  await database.close();
-  conn = undefined;
-  database = undefined;
+  // Warms the buffer pool, as the service's first run of each alert does its own.
+  const bareRows = { small: (await bare(PLAN.smallBelow)).rows, large: (await bare(PLAN.largeBelow)).rows };
 
   // The alerts' queries are checked on the graph: created once it is loaded, then the service starts afresh.
   phase('creating the alerts');
@@ -165,72 +165,105 @@ try {
     const r = rows[0]!;
     return { cases: Number(r.cases), matches: Number(r.matches), events: Number(r.events), deliveries: Number(r.deliveries) };
   };
-  /** One run with waitForRun: its wall time as the caller sees it and the run's own record. */
-  const runAlert = async (alertId: number) => {
+  /** CPU seconds so far of the bench database's PostgreSQL backends (the service's connections), by pid. */
+  const backendsCpu = async () => {
+    const { rows } = await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    return new Map(rows.map(({ pid }) => [pid, processCpuSeconds(pid)]));
+  };
+  /** One run with waitForRun, right after its bare query: wall time as the caller sees it, the run's record, CPU. */
+  const runAlert = async (alertId: number, below: number) => {
+    const bareRun = await bare(below);
     const before = await counts();
     const loadBefore = loadAverage();
+    const kuzuPid = kuzuChildPid(service!.child.pid!);
+    const cpuBefore = { service: processCpuSeconds(service!.child.pid!), kuzu: processCpuSeconds(kuzuPid), postgres: await backendsCpu() };
     const started = performance.now();
     const answer = await api!.call<{ alreadyRunning: boolean }>('POST', `/api/admin/${SOURCE}/alerts/${alertId}/run`, { waitForRun: true });
     const wallMs = Math.round(performance.now() - started);
     if (answer.alreadyRunning) throw new Error(`alert ${alertId} was already running`);
+    const postgresAfter = await backendsCpu();
+    const cpuMs = {
+      service: Math.round((processCpuSeconds(service!.child.pid!) - cpuBefore.service) * 1000),
+      kuzu: Math.round((processCpuSeconds(kuzuPid) - cpuBefore.kuzu) * 1000),
+      postgres: Math.round([...postgresAfter].reduce((sum, [pid, seconds]) => sum + seconds - (cpuBefore.postgres.get(pid) ?? 0), 0) * 1000),
+    };
     const { items } = await api!.call<{ items: RunRecord[] }>('GET', `/api/${SOURCE}/alerts/${alertId}/runs?limit=1`);
     const run = items[0]!;
     if (run.outcome !== 'ok') throw new Error(`the run of alert ${alertId} ended ${run.outcome}`);
     const after = await counts();
     const added = { cases: after.cases - before.cases, matches: after.matches - before.matches, events: after.events - before.events, deliveries: after.deliveries - before.deliveries };
-    return { wallMs, run, added, loadBefore, matchesPerSecond: Math.round(run.matchesNew / (wallMs / 1000)) };
+    return { wallMs, run, added, cpuMs, bare: bareRun, ratioToBare: round(wallMs / bareRun.ms, 2), loadBefore, matchesPerSecond: Math.round(run.matchesNew / (wallMs / 1000)) };
   };
+  type Run = Awaited<ReturnType<typeof runAlert>>;
+  /** The run of `runs` with the median matches/s (a whole run's figures, not a mix of several). */
+  const medianRun = (runs: Run[]) => [...runs].sort((x, y) => x.matchesPerSecond - y.matchesPerSecond)[Math.floor(runs.length / 2)]!;
 
-  const sized = async (label: string, alertId: number, rerun: boolean) => {
-    phase(`${label} alert: run on a fresh service`);
-    a = await startService();
-    const first = await runAlert(alertId);
-    // The peaks of the first run alone, so the two sizes compare.
-    const memory = { servicePeakRssMb: service!.peakRssMb(), kuzuPeakRssMb: peakRssMb(kuzuChildPid(service!.child.pid!)) };
-    let again: Awaited<ReturnType<typeof runAlert>>[] = [];
-    if (rerun) {
-      phase(`${label} alert: unchanged reruns`);
-      again = [await runAlert(alertId), await runAlert(alertId)];
+  /**
+   * ROUNDS first runs, each on a fresh service over an empty record (the recorded rows emptied between them), so
+   * each peak RSS is its run's own; then, for the large alert, ROUNDS unchanged reruns on the last one's service.
+   */
+  const sized = async (label: string, alertId: number, below: number, reruns: boolean) => {
+    const firsts: Run[] = [];
+    let memory = { servicePeakRssMb: 0, kuzuPeakRssMb: 0 };
+    const again: Run[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      phase(`${label} alert: first run ${round} of ${ROUNDS}, on a fresh service`);
+      await db.query('TRUNCATE cases, alert_matches, alert_runs, webhook_events, webhook_deliveries CASCADE');
+      a = await startService();
+      firsts.push(await runAlert(alertId, below));
+      // The peaks of a first run alone, so the two sizes compare: the largest of the rounds.
+      memory = {
+        servicePeakRssMb: Math.max(memory.servicePeakRssMb, service!.peakRssMb()),
+        kuzuPeakRssMb: Math.max(memory.kuzuPeakRssMb, peakRssMb(kuzuChildPid(service!.child.pid!))),
+      };
+      if (reruns && round === ROUNDS) {
+        phase(`${label} alert: ${ROUNDS} unchanged reruns`);
+        for (let i = 0; i < ROUNDS; i++) again.push(await runAlert(alertId, below));
+      }
+      await stopService();
     }
-    await stopService();
-    return { first, again, memory };
+    for (const first of firsts) {
+      if (first.run.matchesNew !== first.bare.rows) throw new Error(`a run of the ${label} alert recorded ${first.run.matchesNew} matches where its bare query read ${first.bare.rows}`);
+    }
+    return { firsts, again, memory };
   };
-  const small = await sized('small', smallAlert, false);
-  const large = await sized('large', largeAlert, true);
-  if (large.first.run.matchesNew !== bareLarge.rows || small.first.run.matchesNew !== bareSmall.rows) {
-    throw new Error(`the runs recorded other matches than the bare queries found: ${small.first.run.matchesNew}/${bareSmall.rows}, ${large.first.run.matchesNew}/${bareLarge.rows}`);
-  }
-  const rerunMs = median(large.again.map((r) => r.wallMs));
+  const small = await sized('small', smallAlert, PLAN.smallBelow, false);
+  const large = await sized('large', largeAlert, PLAN.largeBelow, true);
+  const firstOf = (runs: Run[]) => ({
+    ...medianRun(runs),
+    rounds: runs.map((r) => ({ wallMs: r.wallMs, matchesPerSecond: r.matchesPerSecond, bareMs: r.bare.ms, ratioToBare: r.ratioToBare, cpuMs: r.cpuMs, loadBefore: r.loadBefore })),
+  });
 
   const figures = {
     mode: quick ? 'quick' : 'default',
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, memoryMb: Math.round(os.totalmem() / 2 ** 20), node: process.version, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAverage() },
-    settings: { ...PLAN, graphMemoryMb: Number(GRAPH_MEMORY_MB), database: 'postgres', webhooks: 1, deliveryFrequency: 'none', smallQuery: queryBelow(PLAN.smallBelow), largeQuery: queryBelow(PLAN.largeBelow) },
+    settings: { ...PLAN, rounds: ROUNDS, graphMemoryMb: Number(GRAPH_MEMORY_MB), database: 'postgres', webhooks: 1, deliveryFrequency: 'none', smallQuery: queryBelow(PLAN.smallBelow), largeQuery: queryBelow(PLAN.largeBelow) },
     load: { nodes: PLAN.accounts, edges: loadedEdges },
-    bare: { small: bareSmall, large: bareLarge },
-    runs: {
-      small: { ...small.first, ratioToBare: round(small.first.wallMs / bareSmall.ms, 2) },
-      large: { ...large.first, ratioToBare: round(large.first.wallMs / bareLarge.ms, 2) },
-    },
+    bare: { small: { rows: bareRows.small }, large: { rows: bareRows.large } },
+    // Each size's median first run (by matches/s), its rounds beside it.
+    runs: { small: firstOf(small.firsts), large: firstOf(large.firsts) },
     rerun: {
-      wallMs: rerunMs,
-      runs: large.again.map((r) => ({ wallMs: r.wallMs, durationMs: r.run.durationMs, eventsEmitted: r.run.eventsEmitted, matchesSeen: r.run.matchesSeen, added: r.added, loadBefore: r.loadBefore })),
+      runs: large.again.map((r) => ({ wallMs: r.wallMs, bareMs: r.bare.ms, ratioToBare: r.ratioToBare, cpuMs: r.cpuMs, bareCpuMs: r.bare.cpuMs, durationMs: r.run.durationMs, eventsEmitted: r.run.eventsEmitted, matchesSeen: r.run.matchesSeen, added: r.added, loadBefore: r.loadBefore })),
       events: large.again.reduce((sum, r) => sum + r.run.eventsEmitted, 0),
-      ratioToBare: round(rerunMs / bareLarge.ms, 2),
+      // The median of the reruns' ratios, each to the bare query run right before it.
+      ratioToBare: round(median(large.again.map((r) => r.ratioToBare * 100)) / 100, 2),
     },
     memory: { small: small.memory, large: large.memory },
   };
   writeFileSync(outFile, `${JSON.stringify(figures, null, 2)}\n`);
-  const line = (label: string, r: typeof figures.runs.small, b: typeof bareSmall) =>
-    `${label}: ${r.run.matchesNew.toLocaleString('en')} matches, ${r.added.cases.toLocaleString('en')} cases, ${r.added.events.toLocaleString('en')} events, ${r.added.deliveries.toLocaleString('en')} deliveries in ${r.wallMs} ms (run ${r.run.durationMs} ms): ${r.matchesPerSecond.toLocaleString('en')} matches/s; bare query ${b.ms} ms (×${r.ratioToBare})`;
+  const line = (label: string, r: typeof figures.runs.small) =>
+    `${label}: ${r.run.matchesNew.toLocaleString('en')} matches, ${r.added.cases.toLocaleString('en')} cases, ${r.added.events.toLocaleString('en')} events, ${r.added.deliveries.toLocaleString('en')} deliveries in ${r.wallMs} ms (run ${r.run.durationMs} ms): ${r.matchesPerSecond.toLocaleString('en')} matches/s, median of ${r.rounds.length} (${r.rounds.map((x) => x.matchesPerSecond.toLocaleString('en')).join(', ')}); bare query ${r.bare.ms} ms just before (×${r.ratioToBare})
+  CPU: service ${r.cpuMs.service} ms, Kùzu process ${r.cpuMs.kuzu} ms, PostgreSQL ${r.cpuMs.postgres} ms; bare query ${r.bare.cpuMs} ms (load ${r.loadBefore.join(' ')})`;
+  const reruns = figures.rerun.runs;
   console.log(`
 Alert Webhooks alert bench (${figures.mode}), PostgreSQL, 1 webhook, delivery off, GRAPH_MEMORY_MB=${GRAPH_MEMORY_MB}, load ${loadAtStart.join(' ')}
 graph: ${PLAN.accounts.toLocaleString('en')} accounts, ${loadedEdges.toLocaleString('en')} transfers
-${line('small run', figures.runs.small, bareSmall)}
-${line('large run', figures.runs.large, bareLarge)}
-unchanged rerun: ${rerunMs} ms (median of ${large.again.length}), ${figures.rerun.events} events: ×${figures.rerun.ratioToBare} the bare query
-peak RSS, small run: service ${small.memory.servicePeakRssMb} MB, Kùzu ${small.memory.kuzuPeakRssMb} MB; large run: service ${large.memory.servicePeakRssMb} MB, Kùzu ${large.memory.kuzuPeakRssMb} MB
+${line('small run', figures.runs.small)}
+${line('large run', figures.runs.large)}
+unchanged rerun, ${figures.rerun.events} events: ×${figures.rerun.ratioToBare} the bare query (median of ${reruns.length}: ${reruns.map((r) => `${r.wallMs}/${r.bareMs} ms`).join(', ')})
+  CPU: service ${median(reruns.map((r) => r.cpuMs.service))} ms, Kùzu process ${median(reruns.map((r) => r.cpuMs.kuzu))} ms, PostgreSQL ${median(reruns.map((r) => r.cpuMs.postgres))} ms; bare query ${median(reruns.map((r) => r.bareCpuMs))} ms (medians)
+peak RSS, small runs: service ${small.memory.servicePeakRssMb} MB, Kùzu ${small.memory.kuzuPeakRssMb} MB; large runs: service ${large.memory.servicePeakRssMb} MB, Kùzu ${large.memory.kuzuPeakRssMb} MB
 figures written to ${path.relative(process.cwd(), outFile)}`);
 } finally {
   await db.end().catch(() => undefined);

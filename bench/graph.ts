@@ -17,6 +17,7 @@ import { buildService } from './lib/build.js';
 import { generateGraph } from './lib/graph-csv.js';
 import { graphLoad, kuzuChildPid } from './lib/graph-load.js';
 import { median, phase, round } from './lib/progress.js';
+import { processCpuSeconds } from './lib/cpu.js';
 import { peakRssMb } from './lib/rss.js';
 import { ServiceProcess } from './lib/service.js';
 
@@ -72,10 +73,19 @@ try {
   cpSync(path.join(dataDir, 'graphs', SOURCE, 'graph'), ceilingFolder, { recursive: true });
   const database = new kuzu.Database(ceilingFolder, Number(GRAPH_MEMORY_MB) * 1024 * 1024, true, true);
   const conn = new kuzu.Connection(database);
+  // Every row read as the service's Kùzu process reads them (hasNext/getNextSync): kuzu's getAll awaits a trip to
+  // its thread pool per row, which made the ceiling slower than the service's own reading of the same rows.
   const direct = async () => {
-    const result = await conn.query(QUERY);
-    const rows = await (Array.isArray(result) ? result[0]! : result).getAll();
-    if (rows.length === 0) throw new Error('the direct query found nothing');
+    const answer = await conn.query(QUERY);
+    const result = Array.isArray(answer) ? answer[0]! : answer;
+    let rows = 0;
+    while (result.hasNext()) {
+      result.getNextSync();
+      rows++;
+    }
+    result.close();
+    if (rows === 0) throw new Error('the direct query found nothing');
+    return rows;
   };
 
   phase('the 2-hop query: the service and Kùzu directly, alternately');
@@ -95,11 +105,24 @@ try {
   }
   const serviceMs: number[] = [];
   const directMs: number[] = [];
-  const rows = ((await (await conn.query(QUERY) as kuzu.QueryResult).getAll()) as unknown[]).length;
+  const rows = await direct();
+  // CPU seconds beside the wall times, less moved by a busy machine: this process's own for the direct queries
+  // (Kùzu's threads included), the service's and its Kùzu process's for the queries through the API.
+  const kuzuPid = kuzuChildPid(service.child.pid!);
+  const cpu = { direct: 0, service: 0, kuzu: 0 };
+  const loadAtStart = os.loadavg().map((l) => round(l, 2));
   for (let r = 0; r < PLAN.rounds; r++) {
-    for (let q = 0; q < PLAN.queriesPerRound; q++) directMs.push(await timed(direct));
+    const own = process.cpuUsage();
+    for (let q = 0; q < PLAN.queriesPerRound; q++) directMs.push(await timed(async () => void (await direct())));
+    const used = process.cpuUsage(own);
+    cpu.direct += (used.user + used.system) / 1e6;
+    const before = { service: processCpuSeconds(service.child.pid!), kuzu: processCpuSeconds(kuzuPid) };
     for (let q = 0; q < PLAN.queriesPerRound; q++) serviceMs.push(await timed(viaService));
+    cpu.service += processCpuSeconds(service.child.pid!) - before.service;
+    cpu.kuzu += processCpuSeconds(kuzuPid) - before.kuzu;
   }
+  const queries = PLAN.rounds * PLAN.queriesPerRound;
+  const cpuMsPerQuery = { direct: round((cpu.direct * 1000) / queries, 2), service: round((cpu.service * 1000) / queries, 2), kuzu: round((cpu.kuzu * 1000) / queries, 2) };
   const servicePeakRssMb = service.peakRssMb();
   const kuzuPeakRssMb = peakRssMb(kuzuChildPid(service.child.pid!));
   await api.close();
@@ -120,6 +143,10 @@ try {
       directMedianMs: round(median(directMs), 2),
       serviceMedianMs: round(median(serviceMs), 2),
       ratio: round(median(serviceMs) / median(directMs), 2),
+      cpuMsPerQuery,
+      cpuRatio: round((cpuMsPerQuery.service + cpuMsPerQuery.kuzu) / cpuMsPerQuery.direct, 2),
+      loadAverageAtStart: loadAtStart,
+      loadAverageAtEnd: os.loadavg().map((l) => round(l, 2)),
     },
     memory: { servicePeakRssMb, kuzuPeakRssMb, totalPeakRssMb: servicePeakRssMb + kuzuPeakRssMb },
   };
@@ -127,7 +154,8 @@ try {
   console.log(`
 Alert Webhooks graph bench (${figures.mode}), GRAPH_MEMORY_MB=${GRAPH_MEMORY_MB}
 load: ${PLAN.accounts.toLocaleString('en')} nodes + ${loadedEdges.toLocaleString('en')} edges in ${loadSeconds} s: ${figures.load.edgesPerSecond.toLocaleString('en')} edges/s (nodes included in the time)
-2-hop query (${rows} rows, ${answerItems} nodes and edges answered): Kùzu directly ${figures.query.directMedianMs} ms, run/query ${figures.query.serviceMedianMs} ms (medians of ${directMs.length}): ×${figures.query.ratio}
+2-hop query (${rows} rows, ${answerItems} nodes and edges answered): Kùzu directly ${figures.query.directMedianMs} ms, run/query ${figures.query.serviceMedianMs} ms (medians of ${directMs.length}): ×${figures.query.ratio} (load ${loadAtStart.join(' ')})
+  CPU per query: directly ${cpuMsPerQuery.direct} ms; through run/query, service ${cpuMsPerQuery.service} ms + Kùzu process ${cpuMsPerQuery.kuzu} ms: ×${figures.query.cpuRatio}
 peak RSS with the graph open: service ${servicePeakRssMb} MB, its Kùzu process ${kuzuPeakRssMb} MB
 figures written to ${path.relative(process.cwd(), outFile)}`);
 } finally {

@@ -51,6 +51,11 @@ function cpuSeconds(statPath: string): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
+/** The CPU seconds (user + system, all threads) process `pid` has used so far; 0 if it is gone. */
+export function processCpuSeconds(pid: number): number {
+  return cpuSeconds(`/proc/${pid}/stat`);
+}
+
 /** The seconds a thread (a process's main thread) has waited for a core, ready to run: `schedstat`'s second field. */
 function waitingSeconds(pid: number): number {
   try {

@@ -4,7 +4,7 @@
  * embedded/embedded-graph.ts (Kùzu, in a child process) and bolt/bolt-graph.ts (Neo4j and Memgraph).
  */
 import { AppError } from '../errors.js';
-import type { GraphEdge, GraphNode, GraphRow } from './items.js';
+import { Subgraph, type GraphEdge, type GraphNode, type GraphRow } from './items.js';
 
 export interface RunOptions {
   params?: Record<string, unknown>;
@@ -30,12 +30,31 @@ export interface RowStream extends AsyncIterable<GraphRow> {
   close(): Promise<void>;
 }
 
+/** What `subgraph` reads: a run's limits, and the most nodes and edges together the answer holds. */
+export type SubgraphOptions = Omit<RunOptions, 'properties' | 'signal'> & { maxItems: number };
+
+/** The distinct nodes and edges of a query's rows, as the JSON text of the arrays the API answers (run/query). */
+export interface SubgraphAnswer {
+  /** JSON of GraphNode[]. */
+  nodes: string;
+  /** JSON of GraphEdge[]. */
+  edges: string;
+  /** Rows were left unread (maxRows), or the items of rows past maxItems left out. */
+  truncated: boolean;
+}
+
 export type GraphVendor = 'embedded' | 'neo4j';
 
 export interface GraphSource {
   readonly vendor: GraphVendor;
   /** Starts a query; rejects with a GraphError when it cannot start (syntax, write refused, unreachable). */
   run(query: string, options: RunOptions): Promise<RowStream>;
+  /**
+   * Runs a query for its nodes and edges only, each once (the rows of `run` through a Subgraph): read up to
+   * `maxRows` rows, rows added whole until the items reach `maxItems` (the rest are still read: a write's stream is
+   * not cut). An engine may make it where it reads the rows, converting each item once and handing over JSON text.
+   */
+  subgraph(query: string, options: SubgraphOptions): Promise<SubgraphAnswer>;
   node(id: string): Promise<GraphNode | undefined>;
   edge(id: string): Promise<GraphEdge | undefined>;
   /** Checks that the graph opens and answers (reached, credentials and database accepted); a GraphError says which failed. */
@@ -64,6 +83,20 @@ export class GraphError extends AppError {
 export function queryRefused(err: unknown, field: string): unknown {
   if (err instanceof GraphError && (err.key === 'bad_graph_request' || err.key === 'write_forbidden')) return new AppError(err.key, err.message, undefined, field);
   return err;
+}
+
+/** `subgraph` made of `run`'s rows, for an engine that hands over rows only. */
+export async function subgraphOfRows(stream: RowStream, maxItems: number): Promise<SubgraphAnswer> {
+  const subgraph = new Subgraph();
+  let cut = false;
+  for await (const row of stream) {
+    if (cut) continue;
+    subgraph.addRow(row);
+    if (subgraph.size >= maxItems) cut = true;
+  }
+  await stream.close();
+  const { nodes, edges } = subgraph.toJSON();
+  return { nodes: JSON.stringify(nodes), edges: JSON.stringify(edges), truncated: cut || stream.truncated };
 }
 
 /** Reads every row of a stream (for small answers: a node lookup, a test). */

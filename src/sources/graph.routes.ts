@@ -4,8 +4,7 @@ import { requireUser } from '../auth/authenticate.js';
 import { isAdmin, type Principal } from '../auth/principal.js';
 import type { Database } from '../db/database.js';
 import { notFound } from '../errors.js';
-import { GraphError, queryRefused, type RowStream } from '../graph/graph-source.js';
-import { Subgraph } from '../graph/items.js';
+import { GraphError, queryRefused } from '../graph/graph-source.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { GraphRegistry } from './graph-registry.js';
@@ -42,9 +41,13 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
         response: { 200: RunQueryAnswer, ...errorResponses(400, 401, 403, 429, 503, 504) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = requireUser(request);
-      return slots.hold(principal.userId, () => runQuery(principal, request.params.sourceKey, request.body));
+      const answer = await slots.hold(principal.userId, () => runQuery(principal, request.params.sourceKey, request.body));
+      // The nodes and edges come as JSON text in the answer's shapes (GraphSource.subgraph): sent as they are, not
+      // parsed here to be written again (Fastify sends a string as it is; the schema still documents the answer).
+      const text = `{"nodes":${answer.nodes},"edges":${answer.edges},"truncatedByLimit":${answer.truncated},"truncatedByAccess":false}`;
+      return reply.type('application/json; charset=utf-8').send(text as unknown as Static<typeof RunQueryAnswer>);
     },
   );
 
@@ -58,7 +61,7 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
     // Every query is first run read-only, where the engine itself refuses any write (before the run, or at its end
     // on Memgraph, where the run is then rolled back); only an Admin's query on a graph that allows writes is then
     // run again as a write.
-    const run = async (readOnly: boolean) => collect(await graph.run(body.query, { ...options, readOnly }));
+    const run = (readOnly: boolean) => graph.subgraph(body.query, { ...options, readOnly, maxItems: MAX_ANSWER_ITEMS });
     try {
       let answer: Awaited<ReturnType<typeof run>>;
       try {
@@ -101,19 +104,3 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
     },
   );
 };
-
-/**
- * Reads the rows into one subgraph, each item once, up to MAX_ANSWER_ITEMS. The rows past it are still read (at
- * most the query's `limit`), not left: stopping a write's stream early would roll it back on Bolt.
- */
-async function collect(stream: RowStream) {
-  const subgraph = new Subgraph();
-  let cut = false;
-  for await (const row of stream) {
-    if (cut) continue;
-    subgraph.addRow(row);
-    if (subgraph.size >= MAX_ANSWER_ITEMS) cut = true;
-  }
-  await stream.close();
-  return { ...subgraph.toJSON(), truncatedByLimit: cut || stream.truncated, truncatedByAccess: false };
-}

@@ -9,7 +9,7 @@
  * A run that may write is committed when its rows have all been read (the rest read and dropped past `maxRows`).
  */
 import neo4j, { type Driver, type Session } from 'neo4j-driver';
-import { GraphError, type GraphSource, type RowStream, type RunOptions } from '../graph-source.js';
+import { GraphError, subgraphOfRows, type GraphSource, type RowStream, type RunOptions, type SubgraphAnswer, type SubgraphOptions } from '../graph-source.js';
 import type { GraphEdge, GraphNode, GraphRow } from '../items.js';
 import { boltEdge, boltNode, boltValue } from './bolt-values.js';
 
@@ -69,6 +69,10 @@ export class BoltGraph implements GraphSource {
       await session.close().catch(() => undefined);
       throw this.#error(err);
     }
+  }
+
+  async subgraph(query: string, options: SubgraphOptions): Promise<SubgraphAnswer> {
+    return subgraphOfRows(await this.run(query, options), options.maxItems);
   }
 
   async node(id: string): Promise<GraphNode | undefined> {

@@ -4,7 +4,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { GraphError, type GraphSource, type RowStream, type RunOptions } from '../graph-source.js';
+import { GraphError, type GraphSource, type RowStream, type RunOptions, type SubgraphAnswer, type SubgraphOptions } from '../graph-source.js';
 import { EdgeValue, NodeValue, type GraphEdge, type GraphNode, type GraphRow } from '../items.js';
 import { decodeWireRow, decodeWireValue, type ChildMessage, type ParentMessage, type WireRow } from './kuzu-protocol.js';
 
@@ -88,6 +88,22 @@ export class EmbeddedGraph implements GraphSource {
         if (this.#child === child && child.connected) child.send({ t: 'cancel', id } satisfies ParentMessage);
       },
     }, options.signal);
+  }
+
+  /** Made in the Kùzu process, which converts each distinct item once and hands over the answer's JSON text. */
+  async subgraph(query: string, options: SubgraphOptions): Promise<SubgraphAnswer> {
+    const child = await this.#process();
+    const id = this.#nextId++;
+    const deadline = setTimeout(() => this.#hardStop(id), options.timeoutMs + (this.#options.hardStopGraceMs ?? HARD_STOP_GRACE_MS));
+    try {
+      const answer = await this.#request(child, id, {
+        t: 'subgraph', id, query, params: options.params ?? {}, readOnly: options.readOnly, timeoutMs: options.timeoutMs, maxRows: options.maxRows, maxItems: options.maxItems,
+      });
+      if (answer.t !== 'subgraph') throw new Error(`unexpected answer ${answer.t}`);
+      return { nodes: answer.nodes, edges: answer.edges, truncated: answer.truncated };
+    } finally {
+      clearTimeout(deadline);
+    }
   }
 
   async node(id: string): Promise<GraphNode | undefined> {

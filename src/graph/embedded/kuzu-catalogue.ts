@@ -3,7 +3,7 @@
  * has an `id` property), and the turning of Kùzu's values into wire values with stable ids (kuzu-ids.ts).
  */
 import type { Connection, KuzuValue } from 'kuzu';
-import type { PropertyValue } from '../items.js';
+import { graphEdge, graphNode, type GraphEdge, type GraphNode, type PropertyValue } from '../items.js';
 import { edgeIdByEnds, edgeIdByProperty, nodeId } from './kuzu-ids.js';
 import type { WireEdge, WireNode, WireProperties, WireRow, WireValue } from './kuzu-protocol.js';
 
@@ -64,6 +64,23 @@ async function rowsOf(conn: Connection, statement: string, params?: Record<strin
   const result = params ? await conn.execute(await conn.prepare(statement), params) : await conn.query(statement);
   const single = Array.isArray(result) ? result[result.length - 1]! : result;
   return single.getAll();
+}
+
+/**
+ * The distinct nodes and edges of a run's rows, in the API's shapes (GraphSource.subgraph). An item met again is
+ * not converted again: a 2-hop pattern's 526 rows held 2,630 items, 1,279 of them distinct.
+ */
+export class ItemSet {
+  readonly nodes = new Map<string, GraphNode>();
+  readonly edges = new Map<string, GraphEdge>();
+  /** The stable ids of the nodes met so far, by Kùzu's internal id: for the ends of later edges too. */
+  readonly known = new Map<string, string>();
+
+  constructor(readonly readAt: number) {}
+
+  get size(): number {
+    return this.nodes.size + this.edges.size;
+  }
 }
 
 export class Catalogue {
@@ -127,6 +144,53 @@ export class Catalogue {
     if (missing.size) await this.#resolve(conn, [...missing.values()], known);
     const wire = (value: unknown) => this.#wire(value, properties, known);
     return rows.map((row) => columns.map((column) => wire(row[column])));
+  }
+
+  /**
+   * Adds the nodes and edges of `rows` (through paths and lists) to `items`, row by row, until it holds `maxItems`
+   * (a row is added whole). Answers whether it is full. Ends of edges not met as nodes are looked up, as in toWireRows.
+   */
+  async addRows(conn: Connection, rows: Record<string, KuzuValue>[], columns: readonly string[], items: ItemSet, maxItems: number): Promise<boolean> {
+    const missing = new Map<string, InternalId>();
+    const visit = (value: unknown): void => {
+      if (value === null || typeof value !== 'object' || value instanceof Date) return;
+      if (Array.isArray(value)) return value.forEach(visit);
+      const item = value as Partial<KuzuNode & KuzuRel & KuzuPath>;
+      if (item._nodes && item._rels) return [...item._nodes, ...item._rels].forEach(visit);
+      if (item._src && item._dst && item._label) {
+        for (const end of [item._src, item._dst]) if (!items.known.has(internalKey(end))) missing.set(internalKey(end), end);
+      } else if (item._id && item._label && !items.known.has(internalKey(item._id))) {
+        items.known.set(internalKey(item._id), this.#nodeId(item as KuzuNode) ?? `?${internalKey(item._id)}`);
+      }
+    };
+    for (const row of rows) for (const column of columns) visit(row[column]);
+    for (const key of missing.keys()) if (items.known.has(key)) missing.delete(key);
+    if (missing.size) await this.#resolve(conn, [...missing.values()], items.known);
+    for (const row of rows) {
+      for (const column of columns) this.#addItems(row[column], items);
+      if (items.size >= maxItems) return true;
+    }
+    return false;
+  }
+
+  /** As Subgraph.add: nodes, edges, paths and lists of them (not maps). */
+  #addItems(value: unknown, items: ItemSet): void {
+    if (value === null || typeof value !== 'object' || value instanceof Date) return;
+    if (Array.isArray(value)) {
+      for (const item of value) this.#addItems(item, items);
+      return;
+    }
+    const item = value as Partial<KuzuNode & KuzuRel & KuzuPath>;
+    if (item._nodes && item._rels) {
+      for (const node of item._nodes) this.#addItems(node, items);
+      for (const rel of item._rels) this.#addItems(rel, items);
+    } else if (item._src && item._dst && item._label) {
+      const [id, , source, target] = this.#edge(item as KuzuRel, false, items.known);
+      if (!items.edges.has(id)) items.edges.set(id, graphEdge(id, item._label, source, target, this.#properties(item as KuzuRel), items.readAt));
+    } else if (item._id && item._label) {
+      const id = items.known.get(internalKey(item._id))!;
+      if (!items.nodes.has(id)) items.nodes.set(id, graphNode(id, [item._label], this.#properties(item as KuzuNode), items.readAt));
+    }
   }
 
   async #resolve(conn: Connection, ids: InternalId[], known: Map<string, string>): Promise<void> {

@@ -50,6 +50,8 @@ export type ParentMessage =
       /** False: nodes and edges without their properties. */
       properties: boolean;
     }
+  /** A run for its distinct nodes and edges (GraphSource.subgraph), answered in one message. */
+  | { t: 'subgraph'; id: number; query: string; params: Record<string, unknown>; readOnly: boolean; timeoutMs: number; maxRows: number; maxItems: number }
   | { t: 'next'; id: number }
   | { t: 'cancel'; id: number }
   | { t: 'node'; id: number; nodeId: string }
@@ -66,6 +68,8 @@ export type ChildMessage =
   | { t: 'started'; id: number; columns: string[]; readAt: number }
   /** `rows`: the JSON text of a WireRow[]. */
   | { t: 'rows'; id: number; rows: string; done: boolean; truncated: boolean }
+  /** `nodes`, `edges`: the JSON text of GraphNode[] and GraphEdge[], as the API answers them. */
+  | { t: 'subgraph'; id: number; nodes: string; edges: string; truncated: boolean }
   | { t: 'item'; id: number; item: WireValue; readAt: number }
   | { t: 'loaded'; id: number; results: string[] }
   | { t: 'failed'; id: number; kind: ErrorKind; message: string };
