@@ -25,6 +25,7 @@ const COMMANDS: Record<string, Command> = {
   'admin reset-password': async (args) => (await import('./cli/reset-password.js')).resetPassword(args),
   'webhooks list': async (args) => (await import('./cli/webhooks-list.js')).webhooksList(args),
   'deliveries redeliver': async (args) => (await import('./cli/redeliver.js')).deliveriesRedeliver(args),
+  'deliveries health': async (args) => (await import('./cli/deliveries-health.js')).deliveriesHealth(args),
   config: async (args) => (await import('./cli/config.js')).config(args),
   'graph load': async (args) => (await import('./cli/graph-load.js')).graphLoad(args),
   healthcheck: noArgs('healthcheck', async () => (await import('./cli/healthcheck.js')).healthcheck()),

@@ -3,7 +3,7 @@ import { featureDisabled, notFound } from '../errors.js';
 import { redeliverFailed } from '../outbox/redeliver-many.js';
 import { listWebhooks } from '../webhooks/webhooks.js';
 import { withAdminDatabase } from './admin-database.js';
-import { parseArgs, UsageError } from './usage.js';
+import { parseArgs, parseWebhookId, UsageError } from './usage.js';
 
 const USAGE = 'deliveries redeliver --failed [--since ISO] [--webhook N]';
 
@@ -16,7 +16,7 @@ export async function deliveriesRedeliver(args: readonly string[], print: (line:
   const { positional, options } = parseArgs(args, ['failed'], ['since', 'webhook']);
   if (positional.length > 0 || !options.has('failed')) throw new UsageError(`usage: alert-webhooks ${USAGE} (--failed: only failed deliveries are redelivered in bulk)`);
   const since = options.has('since') ? parseInstant(String(options.get('since'))) : undefined;
-  const webhookId = options.has('webhook') ? parseId(String(options.get('webhook'))) : undefined;
+  const webhookId = options.has('webhook') ? parseWebhookId(String(options.get('webhook'))) : undefined;
 
   await withAdminDatabase('POST /api/admin/webhooks/:id/deliveries/:deliveryId/redeliver, one delivery at a time', async (db) => {
     if (!(await readWebhookSettings(db)).enabled) throw featureDisabled();
@@ -34,10 +34,4 @@ function parseInstant(text: string): Date {
     throw new UsageError(`--since must be an ISO 8601 date or date and time (2026-05-01T10:00:00Z), got "${text}"`);
   }
   return date;
-}
-
-/** Ids as the API writes them: a positive integer in plain decimal. */
-function parseId(text: string): number {
-  if (!/^[1-9]\d{0,9}$/.test(text) || Number(text) > 2147483647) throw new UsageError(`--webhook must be a webhook id (a positive integer), got "${text}"`);
-  return Number(text);
 }

@@ -15,6 +15,9 @@ Commands:
   deliveries redeliver --failed [--since ISO] [--webhook N]
                                     make failed deliveries pending and due now (those that failed since ISO,
                                     of webhook N), in batches; prints how many
+  deliveries health [--range hour|day|week] [--webhook N]
+                                    attempts per minute (hour), hour (day) or UTC day (week), of webhook N or all:
+                                    sent, retried, failed, with the success rate and p95 attempt duration
   config get [option]               the webhooks settings as JSON, or one option's value
   config set <option> <value>       change a webhooks setting, checked as POST /api/config checks it; the value
                                     is read as JSON when it is JSON, else as a string:
@@ -75,4 +78,10 @@ export function parseArgs(args: readonly string[], flags: readonly string[] = []
 /** Refuses positional arguments beyond `max`. */
 export function expectArgs(positional: readonly string[], min: number, max: number, usage: string): void {
   if (positional.length < min || positional.length > max) throw new UsageError(`usage: alert-webhooks ${usage}`);
+}
+
+/** `--webhook N`: a webhook id as the API writes it, a positive integer in plain decimal. */
+export function parseWebhookId(text: string): number {
+  if (!/^[1-9]\d{0,9}$/.test(text) || Number(text) > 2147483647) throw new UsageError(`--webhook must be a webhook id (a positive integer), got "${text}"`);
+  return Number(text);
 }
