@@ -1,4 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
+import { AlertPage, NewAlertPage, type AlertTab } from './alerts/alert-page';
+import { AlertsIndex, AlertsPage } from './alerts/alerts-page';
 import { get, onSignedOut, post } from './api';
 import { Link } from './components/link';
 import { AdminsOnly, PageTitle } from './components/page';
@@ -59,6 +61,9 @@ export function App() {
         <nav aria-label="Main">
           {session.admin ? (
             <>
+              <NavLink href="/alerts" current={path === '/alerts' || path.startsWith('/sources/')}>
+                Alerts
+              </NavLink>
               <NavLink href="/webhooks" current={path.startsWith('/webhooks')}>
                 Webhooks
               </NavLink>
@@ -113,7 +118,17 @@ function Page({ path, session }: { path: string; session: Session }) {
   }
 
   const webhook = match('/webhooks/:id', path);
-  const known = path === '/webhooks' || webhook || path === '/settings' || path === '/users';
+  const alerts = match('/sources/:sourceKey/alerts', path);
+  const newAlert = match('/sources/:sourceKey/alerts/new', path);
+  const alert = newAlert ? null : match('/sources/:sourceKey/alerts/:alertId', path);
+  const alertTab = match('/sources/:sourceKey/alerts/:alertId/:tab', path);
+  const tab = alertTab && (alertTab.tab === 'runs' || alertTab.tab === 'cases') ? (alertTab.tab as AlertTab) : undefined;
+  const alertPage: { sourceKey: string; alertId: string; tab: AlertTab } | null = alert
+    ? { sourceKey: alert.sourceKey!, alertId: alert.alertId!, tab: 'definition' }
+    : tab
+      ? { sourceKey: alertTab!.sourceKey!, alertId: alertTab!.alertId!, tab }
+      : null;
+  const known = path === '/webhooks' || webhook || path === '/settings' || path === '/users' || path === '/alerts' || alerts || newAlert || alertPage;
   if (!known) {
     return (
       <section>
@@ -128,6 +143,10 @@ function Page({ path, session }: { path: string; session: Session }) {
   if (!session.admin) return <AdminsOnly />;
   if (path === '/webhooks') return <WebhooksPage />;
   if (webhook) return <WebhookPage key={webhook.id} id={webhook.id!} />;
+  if (path === '/alerts') return <AlertsIndex />;
+  if (alerts) return <AlertsPage key={alerts.sourceKey} sourceKey={alerts.sourceKey!} />;
+  if (newAlert) return <NewAlertPage sourceKey={newAlert.sourceKey!} />;
+  if (alertPage) return <AlertPage key={`${alertPage.sourceKey}/${alertPage.alertId}`} sourceKey={alertPage.sourceKey} alertId={alertPage.alertId} tab={alertPage.tab} />;
   if (path === '/settings') return <SettingsPage />;
   return <UsersPage />;
 }
