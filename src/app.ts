@@ -14,6 +14,8 @@ import type { SettingsStore } from './settings/settings-store.js';
 import { settingsRoutes } from './settings/settings.routes.js';
 import { consoleRoutes } from './console/console.routes.js';
 import type { Database } from './db/database.js';
+import { healthOverTimeRoutes } from './delivery/health-over-time.routes.js';
+import { deliverySearchRoutes } from './delivery/delivery-search.routes.js';
 import { deliveryRoutes } from './delivery/delivery.routes.js';
 import type { DeliveryWorker } from './delivery/worker.js';
 import { limitConnectionsPerAddress, requestDeadlineOptions } from './http/connection-limits.js';
@@ -106,6 +108,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     onDeleted: (webhookId) => deps.metrics?.forgetWebhook(webhookId),
   });
   await app.register(withAccess('admin', deliveryRoutes), { db, settings, worker: deps.worker });
+  await app.register(withAccess('admin', healthOverTimeRoutes), { db, settings });
+  await app.register(withAccess('admin', deliverySearchRoutes), { db, settings });
   await app.register(consoleRoutes);
   if (deps.metrics) await app.register(metricsRoutes, { metrics: deps.metrics, token: config.metricsToken });
 

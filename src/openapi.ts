@@ -2,6 +2,7 @@ import type { SwaggerOptions } from '@fastify/swagger';
 import type { RouteAccess } from './auth/authenticate.js';
 import { SESSION_COOKIE } from './auth/sessions.js';
 import { EVENT_PAYLOAD_MARK } from './http/schemas.js';
+import { examplePayload, type ExampleEventType } from './outbox/event-examples.js';
 import { EVENT_PAYLOADS } from './outbox/event-schemas.js';
 import { VERSION } from './version.js';
 
@@ -103,7 +104,10 @@ function eventWebhooks(named: Map<string, unknown>): Json {
           parameters,
           // How a receiver knows the sender: the signatures, keyed by the webhook's secret (docs/receivers.md).
           security: [{ payloadHmac: [] }, { standardWebhooks: [] }],
-          requestBody: { required: true, content: { 'application/json': { schema: withNamedSchemas(payload, named) } } },
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: withNamedSchemas(payload, named), example: JSON.parse(examplePayload(eventType as ExampleEventType)) } },
+          },
           responses: {
             '2XX': { description: 'Received: the delivery is sent' },
             default: { description: 'Not received: the delivery is retried on its schedule, then failed' },

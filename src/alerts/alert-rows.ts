@@ -3,15 +3,26 @@
  * lists); its case key the `target` variable's nodes and edges, or the whole match; its columns the scalar values
  * the alert picks, typed as the alert says.
  */
-import { holdsGraphItems, plainValue, Subgraph, type GraphRow, type GraphValue, type PropertyValue } from '../graph/items.js';
+import { EdgeValue, holdsGraphItems, NodeValue, PathValue, plainValue, type GraphRow, type GraphValue, type PropertyValue } from '../graph/items.js';
 import type { AlertColumn } from './alerts.js';
 import type { FoundMatch } from './record-matches.js';
 import { targetOf, type Target } from './target.js';
 
+/** Adds the ids of every node and edge in `value` (through paths and lists) to `nodes` and `edges`. */
+function collectIds(value: GraphValue, nodes: string[], edges: string[]): void {
+  if (value instanceof NodeValue) nodes.push(value.node.id);
+  else if (value instanceof EdgeValue) edges.push(value.edge.id);
+  else if (value instanceof PathValue) {
+    for (const node of value.path.nodes) nodes.push(node.id);
+    for (const edge of value.path.edges) edges.push(edge.id);
+  } else if (Array.isArray(value)) for (const item of value) collectIds(item, nodes, edges);
+}
+
 function itemsOf(values: GraphValue[]): Target {
-  const subgraph = new Subgraph();
-  for (const value of values) subgraph.add(value);
-  return targetOf({ nodes: [...subgraph.nodes.keys()], edges: [...subgraph.edges.keys()] });
+  const nodes: string[] = [];
+  const edges: string[] = [];
+  for (const value of values) collectIds(value, nodes, edges);
+  return targetOf({ nodes, edges });
 }
 
 export function columnValues(row: GraphRow, columns: readonly AlertColumn[]): Record<string, PropertyValue> {

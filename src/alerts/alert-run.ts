@@ -115,7 +115,7 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
     const { graph } = await graphs.require(db, alert.source_key);
     for (const q of queries) {
       try {
-        streams.push({ queryId: q.id, stream: await graph.run(q.query, { readOnly: true, timeoutMs, maxRows: maxMatches + 1 }) });
+        streams.push({ queryId: q.id, stream: await graph.run(q.query, { readOnly: true, timeoutMs, maxRows: maxMatches + 1, properties: false }) });
       } catch (err) {
         if (err instanceof GraphError && err.key === 'data_source_unavailable') unavailable = true;
         problems.push(problemOf(err, q.id, false));
@@ -138,47 +138,62 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
       if (!current || current.run_owner !== deps.owner) throw new LostClaim();
       const context = { publicBaseUrl: deps.publicBaseUrl, sourceKey: alert.source_key, alert: { id: alert.id, title: current.title, description: current.description } };
       let capped = false;
-      for (const { queryId, stream } of streams) {
-        const oversized = { rows: 0, first: 0 };
-        let batch: FoundMatch[] = [];
-        const flush = async () => {
-          if (batch.length === 0) return;
-          const recorded = await recordMatches(tx, context, batch, 'run');
+      // A batch is written while the next is read: the database's work and the graph's overlap. At most one write
+      // is under way (the transaction's statements run one at a time), so at most two batches are held.
+      let writing: Promise<void> = Promise.resolve();
+      const write = async (batch: FoundMatch[]) => {
+        await writing;
+        const written = recordMatches(tx, context, batch, 'run').then((recorded) => {
           summary.matchesNew += recorded.matchesNew;
           summary.matchesSeen += recorded.matchesSeen;
           summary.casesOpened += recorded.casesOpened;
           summary.events += recorded.events;
-          batch = [];
-        };
-        try {
-          for await (const row of stream) {
-            if (summary.rowsRead >= maxMatches) {
-              capped = true;
-              break;
+        });
+        // Its failure is thrown where it is awaited (the next write, or the end), not as an unhandled rejection.
+        written.catch(() => undefined);
+        writing = written;
+      };
+      try {
+        for (const { queryId, stream } of streams) {
+          const oversized = { rows: 0, first: 0 };
+          let batch: FoundMatch[] = [];
+          try {
+            for await (const row of stream) {
+              if (summary.rowsRead >= maxMatches) {
+                capped = true;
+                break;
+              }
+              summary.rowsRead++;
+              const match = matchOfRow(row, alert.target, alert.columns);
+              if (match && itemCount(match) > MAX_TARGET_IDS) {
+                oversized.first ||= summary.rowsRead;
+                oversized.rows++;
+                continue;
+              }
+              if (match) batch.push(match);
+              if (batch.length >= BATCH) {
+                await write(batch);
+                batch = [];
+              }
             }
-            summary.rowsRead++;
-            const match = matchOfRow(row, alert.target, alert.columns);
-            if (match && itemCount(match) > MAX_TARGET_IDS) {
-              oversized.first ||= summary.rowsRead;
-              oversized.rows++;
-              continue;
-            }
-            if (match) batch.push(match);
-            if (batch.length >= BATCH) await flush();
+          } catch (err) {
+            // What was read before the time-out (or the graph going away) is kept: the run is partial.
+            if (!(err instanceof GraphError)) throw err;
+            problems.push(problemOf(err, queryId, true));
+          } finally {
+            await stream.close();
           }
-        } catch (err) {
-          // What was read before the time-out (or the graph going away) is kept: the run is partial.
-          if (!(err instanceof GraphError)) throw err;
-          problems.push(problemOf(err, queryId, true));
-        } finally {
-          await stream.close();
+          if (batch.length > 0) await write(batch);
+          if (oversized.rows > 0) {
+            const message = `${oversized.rows} ${oversized.rows === 1 ? 'row was' : 'rows were'} not recorded (the first: row ${oversized.first}): each holds more than ${MAX_TARGET_IDS} nodes and edges, the most a match may hold`;
+            problems.push({ source: 'alertQuery', queryId, error: { key: 'match_too_large', message }, partial: true });
+          }
+          if (capped) break;
         }
-        await flush();
-        if (oversized.rows > 0) {
-          const message = `${oversized.rows} ${oversized.rows === 1 ? 'row was' : 'rows were'} not recorded (the first: row ${oversized.first}): each holds more than ${MAX_TARGET_IDS} nodes and edges, the most a match may hold`;
-          problems.push({ source: 'alertQuery', queryId, error: { key: 'match_too_large', message }, partial: true });
-        }
-        if (capped) break;
+        await writing;
+      } finally {
+        // No statement of this transaction is left running past its end, whatever ended it.
+        await writing.catch(() => undefined);
       }
       if (capped) {
         problems.push({ source: 'alert', error: { key: 'max_matches_reached', message: `the run stopped reading after ${maxMatches} matches (maxMatches); the rest were not read` }, partial: true });

@@ -82,7 +82,7 @@ export async function applyCaseAction(
       { id: actor.userId, username: actor.username, email: actor.email },
       input.comment,
     );
-    await enqueueEvents(tx, [{ eventType: 'caseStatusChange', sourceKey: target.sourceKey, payload }]);
+    await enqueueEvents(tx, [{ eventType: 'caseStatusChange', sourceKey: target.sourceKey, alertId: alert.id, caseId: kase.id, payload }]);
   });
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** What a match found: graph node and edge IDs, as reported. */
 export interface Match {
@@ -15,6 +15,12 @@ export interface Target {
 // Sorted by UTF-16 code units (JavaScript's default order): the same target always gives the same hash,
 // whatever order the runner reported its IDs in, and whichever process computes it.
 function canonical(ids: readonly string[] = []): string[] {
+  // An alert run makes two targets of every row it reads, most of one or two ids: those without a Set and a sort.
+  if (ids.length < 2) return [...ids];
+  if (ids.length === 2) {
+    const [a, b] = ids as [string, string];
+    return a === b ? [a] : a < b ? [a, b] : [b, a];
+  }
   return [...new Set(ids)].sort();
 }
 
@@ -24,5 +30,6 @@ export function targetOf(match: Match): Target {
 
 /** Within one alert a case is identified by its target: this is that identity. */
 export function hashTarget(target: Target): string {
-  return createHash('sha256').update(JSON.stringify([target.nodes, target.edges])).digest('hex');
+  // The one-shot hash: a quarter of createHash's cost per call, which an alert run pays for every row it reads.
+  return hash('sha256', JSON.stringify([target.nodes, target.edges]), 'hex');
 }

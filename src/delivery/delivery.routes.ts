@@ -2,16 +2,18 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { SettingsStore } from '../settings/settings-store.js';
 import type { Database } from '../db/database.js';
-import { invalidParameter, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { MAX_WEBHOOKS } from '../limits.js';
 import { errorResponses, PositiveId } from '../http/schemas.js';
+import { timeRangeOf } from '../http/time-range.js';
 import { redeliver } from '../outbox/claims.js';
 import { enqueuePing } from '../outbox/enqueue.js';
+import { examplePayload } from '../outbox/event-examples.js';
 import { renderPing } from '../outbox/events.js';
 import { findDelivery } from '../outbox/read-model.js';
 import { redeliverFailed } from '../outbox/redeliver-many.js';
 import { requireWebhooksEnabled } from '../webhooks/require-enabled.js';
-import { DeliverySchema } from '../outbox/schemas.js';
+import { DeliverySchema, EVENT_TYPES } from '../outbox/schemas.js';
 import { DeliveryParams, WebhookParams } from '../webhooks/schemas.js';
 import { requireWebhook } from '../webhooks/webhooks.js';
 import { wakeWorkersIfImmediate } from './wake-up.js';
@@ -30,22 +32,7 @@ const BulkRedeliverFields = {
 };
 const BulkRedeliverAnswer = Type.Object({ count: Type.Integer({ description: 'deliveries made pending and due now' }) });
 
-/** `since`/`until` as instants, named in the error when they are not ISO 8601 date-times or in the wrong order. */
-function failedBetween(body: { since?: string | undefined; until?: string | undefined }): { since?: Date; until?: Date } {
-  const instant = (field: 'since' | 'until'): Date | undefined => {
-    const text = body[field];
-    if (text === undefined) return undefined;
-    const ms = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(text) ? Date.parse(text) : Number.NaN;
-    if (Number.isNaN(ms)) throw invalidParameter(`field ${field} must be an ISO 8601 date-time such as 2026-11-22T10:00:00Z, got ${JSON.stringify(text)}`, field);
-    return new Date(ms);
-  };
-  const since = instant('since');
-  const until = instant('until');
-  if (since && until && since >= until) throw invalidParameter('field since must be before field until', 'since');
-  return { ...(since ? { since } : {}), ...(until ? { until } : {}) };
-}
-
-/** The operations that send: ping now, and redeliver (docs/api.md, Deliveries). */
+/** The operations that send: ping and send an example now, and redeliver (docs/api.md, Deliveries). */
 export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = async (app, { db, settings, worker }) => {
   app.addHook('preHandler', requireWebhooksEnabled(settings));
   const redeliveredNow = (count: number) => {
@@ -70,6 +57,31 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
       const ping = await enqueuePing(db, webhookId, renderPing(webhookId), worker.leaseMs);
       await worker.attemptNow(ping);
       return findDelivery(db, webhookId, ping.id);
+    },
+  );
+
+  app.post(
+    '/api/admin/webhooks/:webhookId/example',
+    {
+      schema: {
+        operationId: 'sendExample',
+        tags: ['webhooks'],
+        summary: 'Send the documented example payload of an event type to the webhook now, recorded and attempted like a ping (ext)',
+        description:
+          'The payload is the example of docs/api.md (Events and payloads), signed with the webhook\'s secrets, whether the webhook ' +
+          'subscribes to the event type or not and whether it is enabled or not; one attempt, never retried, no part of the failure streak.',
+        params: WebhookParams,
+        body: Type.Object({ eventType: Type.Enum([...EVENT_TYPES], { description: 'which event to send an example of' }) }),
+        response: { 200: DeliverySchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { webhookId } = request.params;
+      const { eventType } = request.body;
+      await requireWebhook(db, webhookId);
+      const example = await enqueuePing(db, webhookId, examplePayload(eventType), worker.leaseMs, eventType);
+      await worker.attemptNow(example);
+      return findDelivery(db, webhookId, example.id);
     },
   );
 
@@ -112,7 +124,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
     async (request) => {
       const { webhookId } = request.params;
       await requireWebhook(db, webhookId);
-      return redeliveredNow(await redeliverFailed(db, { webhookIds: [webhookId], ...failedBetween(request.body) }));
+      return redeliveredNow(await redeliverFailed(db, { webhookIds: [webhookId], ...timeRangeOf(request.body, 'field') }));
     },
   );
 
@@ -127,6 +139,6 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRoutesOptions> = 
         response: { 200: BulkRedeliverAnswer, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => redeliveredNow(await redeliverFailed(db, { webhookIds: request.body.webhookIds, ...failedBetween(request.body) })),
+    async (request) => redeliveredNow(await redeliverFailed(db, { webhookIds: request.body.webhookIds, ...timeRangeOf(request.body, 'field') })),
   );
 };

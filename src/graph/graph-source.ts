@@ -14,6 +14,11 @@ export interface RunOptions {
   maxRows: number;
   /** A read-only run refuses any write, however it is hidden (the engine's read-only transaction decides). */
   readOnly: boolean;
+  /**
+   * False: nodes and edges come without their properties (ids, labels, types and ends only), which is all an
+   * alert run records, and reading them is most of the cost of moving a row. Default true.
+   */
+  properties?: boolean;
   signal?: AbortSignal;
 }
 

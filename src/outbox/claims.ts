@@ -1,4 +1,5 @@
 import { namedStatement, type Queryable } from '../db/database.js';
+import { COUNT_ATTEMPTS_CTE } from './attempt-counts.js';
 import type { AttemptLogEntry } from './read-model.js';
 
 /** A delivery claimed by this process: its lease is `leaseToken` until completed or released. */
@@ -143,7 +144,8 @@ export interface RecordedAttempts {
  * The same statement keeps each webhook's `failing_since` (pings aside: they are an admin's probe, not traffic):
  * set to the batch's first failed attempt when it was not set, cleared when the batch has a sent delivery. Only
  * those changes write a webhook row, so a webhook that keeps succeeding (or keeps failing) costs no write and no
- * round trip beyond the outcomes' own. Two such changes racing for two webhooks' rows in opposite orders can
+ * round trip beyond the outcomes' own. It also counts the outcomes for the health over time (COUNT_ATTEMPTS_CTE, in
+ * attempt-counts.ts: a few rows per statement, whatever the batch). Two such changes racing for two webhooks' rows in opposite orders can
  * deadlock; PostgreSQL then aborts one statement, and the outcome writer writes it again (it keeps its batch).
  */
 export async function recordAttempts(db: Queryable, records: readonly AttemptRecord[], autoDisableAfterMs = 0): Promise<RecordedAttempts> {
@@ -164,6 +166,7 @@ export function recordParameters(records: readonly AttemptRecord[], autoDisableA
     records.map((r) => r.error),
     records.map((r) => JSON.stringify(r.logEntry)),
     autoDisableAfterMs,
+    records.map((r) => r.logEntry.durationMs),
   ];
 }
 
@@ -192,11 +195,11 @@ export const RECORD_ATTEMPTS_SQL = `WITH recorded AS (
        -- each row by primary key at any batch size. Seeing 384 or more, it hashed a full scan of the table instead
        -- (PostgreSQL 15 here, 30,000 rows: 14 ms for 384 outcomes, 26 ms for 512, against 2.6 ms for 256 by key).
        FROM unnest((SELECT $1::bigint[]), (SELECT $2::int[]), (SELECT $3::text[]), (SELECT $4::float8[]), (SELECT $5::float8[]),
-                   (SELECT $6::int[]), (SELECT $7::text[]), (SELECT $8::text[]))
-         AS u(id, lease_token, status, next_attempt_at, attempted_at, response_status, error, log_entry)
+                   (SELECT $6::int[]), (SELECT $7::text[]), (SELECT $8::text[]), (SELECT $10::int[]))
+         AS u(id, lease_token, status, next_attempt_at, attempted_at, response_status, error, log_entry, duration_ms)
        WHERE d.id = u.id AND d.lease_token = u.lease_token
-       RETURNING d.webhook_id, d.status, d.is_ping, u.attempted_at
-     ), outcomes AS (
+       RETURNING d.webhook_id, d.status, d.is_ping, u.attempted_at, u.duration_ms
+     ), ${COUNT_ATTEMPTS_CTE}, outcomes AS (
        SELECT webhook_id, bool_or(status = 'sent') AS any_sent,
               to_timestamp(min(attempted_at) FILTER (WHERE status <> 'sent') / 1000.0) AS first_failure,
               to_timestamp(max(attempted_at) FILTER (WHERE status <> 'sent') / 1000.0) AS last_failure
@@ -217,7 +220,7 @@ export const RECORD_ATTEMPTS_SQL = `WITH recorded AS (
               ORDER BY o.webhook_id
             ) AS "failingWebhookIds"`;
 
-const RECORD_ATTEMPTS = namedStatement('record_attempts_v2', RECORD_ATTEMPTS_SQL);
+const RECORD_ATTEMPTS = namedStatement('record_attempts_v3', RECORD_ATTEMPTS_SQL);
 
 /** Gives back claims that were never attempted (a stopping worker's queue): due now, the attempt uncounted. */
 export async function releaseClaims(db: Queryable, claims: readonly Pick<ClaimedDelivery, 'id' | 'leaseToken'>[]): Promise<void> {

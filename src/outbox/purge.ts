@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js';
+import { deleteWebhookCounts } from './attempt-counts.js';
 
 export const CLEANUP_BATCH = 5_000;
 
@@ -63,12 +64,13 @@ async function purgeSent(db: Queryable, retentionMs: number): Promise<number> {
 }
 
 /**
- * Deletes a webhook's deliveries and the payloads no other delivery refers to; call it in the transaction that
+ * Deletes a webhook's deliveries, the payloads no other delivery refers to and its attempt counts; call it in the transaction that
  * deletes the webhook (the delivery table has no foreign keys to cascade).
  */
 export async function purgeWebhookDeliveries(tx: Queryable, webhookId: number): Promise<void> {
   const { rows } = await tx.query<{ event_id: number }>('DELETE FROM webhook_deliveries WHERE webhook_id = $1 RETURNING event_id', [webhookId]);
   await deleteUnreferencedEvents(tx, rows.map((r) => r.event_id));
+  await deleteWebhookCounts(tx, webhookId);
 }
 
 /**

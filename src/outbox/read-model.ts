@@ -17,11 +17,12 @@ export interface DeliveryRow {
   error: string | null;
   created_at: Date;
   updated_at: Date;
+  is_ping: boolean;
   attempt_log?: AttemptLogEntry[];
 }
 
-const DELIVERY_COLUMNS = `d.id, d.webhook_id, e.payload, d.status, d.attempts, d.next_attempt_at, d.sent_date,
-  d.response_status, d.error, d.created_at, d.updated_at`;
+export const DELIVERY_COLUMNS = `d.id, d.webhook_id, e.payload, d.status, d.attempts, d.next_attempt_at, d.sent_date,
+  d.response_status, d.error, d.created_at, d.updated_at, d.is_ping`;
 
 export function toDelivery(row: DeliveryRow): Delivery {
   const delivery: Delivery = {
@@ -37,6 +38,7 @@ export function toDelivery(row: DeliveryRow): Delivery {
   };
   if (row.error !== null) delivery.error = row.error;
   if (row.response_status !== null) delivery.responseStatus = row.response_status;
+  if (row.is_ping) delivery.test = true;
   if (row.attempt_log) delivery.attemptLog = row.attempt_log;
   return delivery;
 }

@@ -4,7 +4,7 @@
  * types.
  */
 import { Type, type Static } from 'typebox';
-import { EVENT_PAYLOAD_MARK, Timestamp } from '../http/schemas.js';
+import { DEFAULT_PAGE_SIZE, EVENT_PAYLOAD_MARK, MAX_INT4, MAX_PAGE_SIZE, Timestamp } from '../http/schemas.js';
 import { RECORDED_RESPONSE_HEADERS } from '../limits.js';
 
 /** The events of Linkurious Enterprise: what a webhook created without `events` gets (LKE clients expect no more). */
@@ -50,6 +50,7 @@ export const DeliverySchema = Type.Object({
   responseStatus: Type.Optional(Type.Integer()),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  test: Type.Optional(Type.Literal(true, { description: "an admin's test of the receiver (a ping, or an example sent): attempted once, never retried, no part of the failure streak (ext)" })),
   attemptLog: Type.Optional(Type.Array(AttemptSchema)),
 }, { $id: 'Delivery', description: 'One event sent, or to be sent, to one webhook' });
 
@@ -76,3 +77,80 @@ export type AttemptLogEntry = Static<typeof AttemptSchema>;
 /** A delivery as the API shows it; `attemptLog` only in the read of one. */
 export type Delivery = Static<typeof DeliverySchema>;
 export type DeliveryHealth = Static<typeof DeliveryHealthSchema>;
+
+/** The windows of the health over time: the last hour by minute, the last day by hour, the last week by UTC day. */
+export const HEALTH_RANGE_NAMES = ['hour', 'day', 'week'] as const;
+export type HealthRange = (typeof HEALTH_RANGE_NAMES)[number];
+
+const attemptCounts = {
+  sent: Type.Integer({ description: 'attempts that delivered (a 2xx answer): the delivery is sent' }),
+  failed: Type.Integer({ description: 'attempts that failed with no retry left: the delivery is failed' }),
+  retried: Type.Integer({ description: 'attempts that failed, the delivery left pending for a retry' }),
+};
+
+export const HealthBucketSchema = Type.Object(
+  { start: Timestamp, ...attemptCounts },
+  { $id: 'HealthBucket', description: 'The attempt outcomes recorded in one minute, hour or day (pings left out)' },
+);
+export type HealthBucket = Static<typeof HealthBucketSchema>;
+
+export const HealthOverTimeSchema = Type.Object(
+  {
+    range: Type.Enum([...HEALTH_RANGE_NAMES]),
+    webhookId: Type.Union([Type.Integer(), Type.Null()], { description: 'the webhook counted; null: every webhook, deleted ones included' }),
+    bucketSeconds: Type.Integer({ description: '60, 3600 or 86400' }),
+    from: Timestamp,
+    to: Type.String({ format: 'date-time', description: 'the end of the last bucket (the one now falls in), exclusive' }),
+    buckets: Type.Array(HealthBucketSchema, { description: 'oldest first, every bucket of the window, empty ones included; aligned on UTC' }),
+    totals: Type.Object(
+      {
+        attempts: Type.Integer({ description: 'sent + failed + retried' }),
+        ...attemptCounts,
+        successRate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'sent ÷ attempts; null when there was none' }),
+        p95DurationMs: Type.Union([Type.Integer(), Type.Null()], {
+          description: '95th percentile of the attempts\' durations, estimated from duration classes about ×1.5 apart; null when there was none',
+        }),
+      },
+      { description: 'the whole window' },
+    ),
+  },
+  { $id: 'HealthOverTime', description: 'Attempt outcomes over time, from counts kept as outcomes are recorded' },
+);
+export type HealthOverTime = Static<typeof HealthOverTimeSchema>;
+
+/** What the search may filter on: the events deliveries carry, pings included. */
+export const SEARCHABLE_EVENT_TYPES = [...EVENT_TYPES, 'ping'] as const;
+/**
+ * Where a search's page ends: the last delivery's id, and in a search with a time range, its event's time before it
+ * (microseconds, as stored): `1234`, `2026-11-25T10:04:05.123456Z/1234`.
+ */
+export const SEARCH_CURSOR_PATTERN = '^(?:[0-9]{1,16}|\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z/[0-9]{1,16})$';
+/** The longest time-range bound, as text. */
+const MAX_INSTANT_LENGTH = 64;
+
+/** The search's filters, each optional; all given must hold. In the query string, so a search is a URL to share. */
+export const DeliverySearchQuery = Type.Object({
+  webhookId: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_INT4, description: 'deliveries of this webhook' })),
+  eventType: Type.Optional(Type.Enum([...SEARCHABLE_EVENT_TYPES])),
+  status: Type.Optional(Type.Enum([...DELIVERY_STATUSES])),
+  since: Type.Optional(Type.String({ maxLength: MAX_INSTANT_LENGTH, description: 'ISO 8601: created (its event happened) at or after this instant' })),
+  until: Type.Optional(Type.String({ maxLength: MAX_INSTANT_LENGTH, description: 'ISO 8601: created before this instant' })),
+  caseId: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_INT4, description: 'events about this case' })),
+  alertId: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_INT4, description: 'events of this alert' })),
+  deliveryId: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'the delivery id: the `webhook-id` header its receiver got' }),
+  ),
+  responseStatus: Type.Optional(Type.Integer({ minimum: 100, maximum: 599, description: 'the HTTP status of the receiver\'s last answer' })),
+  cursor: Type.Optional(Type.String({ maxLength: 48, pattern: SEARCH_CURSOR_PATTERN, description: 'the nextCursor of the previous page of the same search' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
+});
+export type DeliverySearchFilters = Static<typeof DeliverySearchQuery>;
+
+export const DeliverySearchPageSchema = Type.Object(
+  {
+    items: Type.Array(DeliverySchema, { description: 'newest first (by id)' }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass as `cursor` for the next page; null on the last page' }),
+  },
+  { $id: 'DeliverySearchPage', description: 'One page of a search across webhooks' },
+);
+export type DeliverySearchPage = Static<typeof DeliverySearchPageSchema>;

@@ -73,11 +73,16 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         tags: ['webhooks'],
         summary: 'List webhooks, oldest first (never their secrets)',
         description:
-          'Without offset and limit, every webhook as `{items}` (the Linkurious Enterprise answer). With either, one page as ' +
-          '`{totalCount, items}` (offset default 0, limit default 20, at most 1000). With `health=true`, each webhook ' +
+          'Without offset, limit and q, every webhook as `{items}` (the Linkurious Enterprise answer). With any, one page as ' +
+          '`{totalCount, items}` (offset default 0, limit default 20, at most 1000), of the webhooks whose URL or description ' +
+          'contains `q` (any case) when it is given. With `health=true`, each webhook ' +
           'also has its `health`: pending and failed delivery counts and its newest delivery, for all of them in one statement.',
         // No defaults here: whether paging was asked for decides the shape of the answer.
-        querystring: Type.Object({ ...PagingParams, health: Type.Optional(Type.Boolean({ description: "add each webhook's delivery health (ext)" })) }),
+        querystring: Type.Object({
+          ...PagingParams,
+          q: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description: 'only webhooks whose URL or description contains this, in any case (ext)' })),
+          health: Type.Optional(Type.Boolean({ description: "add each webhook's delivery health (ext)" })),
+        }),
         response: {
           200: Type.Object({ totalCount: Type.Optional(Type.Integer({ description: 'only when paged' })), items: Type.Array(WebhookListItemSchema) }),
           ...errorResponses(400, 401, 403),
@@ -85,9 +90,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
       },
     },
     async (request) => {
-      const { offset, limit, health } = request.query;
+      const { offset, limit, q, health } = request.query;
       const answer: { totalCount?: number; items: WebhookListItem[] } =
-        offset === undefined && limit === undefined ? { items: await listWebhooks(db) } : await listWebhooksPage(db, pageOf(request.query));
+        offset === undefined && limit === undefined && q === undefined ? { items: await listWebhooks(db) } : await listWebhooksPage(db, pageOf(request.query), q);
       if (health) {
         const healthOf = await deliveryHealth(db, answer.items.map((webhook) => webhook.id));
         for (const webhook of answer.items) webhook.health = healthOf.get(webhook.id)!;

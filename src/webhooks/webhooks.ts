@@ -41,11 +41,30 @@ export const MAX_DESCRIPTION_LENGTH = 500;
 export const DEFAULT_SECRET_OVERLAP_MS = 86_400_000;
 export const MAX_SECRET_OVERLAP_MS = 604_800_000;
 
-/** A new secret (creation, rotation), counted in characters (code points), as the route schemas count them. */
+/**
+ * Different characters a new secret must have at least: refuses `aaaa…`, `abab…`, `1212…`. A random secret passes
+ * whatever its alphabet: 16 hex digits have fewer than 6 different ones about 3 times in 100,000.
+ */
+export const MIN_SECRET_DISTINCT_CHARACTERS = 6;
+
+/**
+ * A new secret (creation, rotation, typed by an admin or generated), counted in characters (code points), as the
+ * route schemas count them. Each refusal names the rule and never the secret.
+ */
 export function checkSecret(secret: string): string {
-  const length = [...secret].length;
-  if (length < MIN_SECRET_LENGTH) throw invalidParameter(`secret must be at least ${MIN_SECRET_LENGTH} characters long`, 'secret');
-  if (length > MAX_SECRET_LENGTH) throw invalidParameter(`secret must be at most ${MAX_SECRET_LENGTH} characters long`, 'secret');
+  const characters = [...secret];
+  if (characters.length < MIN_SECRET_LENGTH) throw invalidParameter(`secret must be at least ${MIN_SECRET_LENGTH} characters long`, 'secret');
+  if (characters.length > MAX_SECRET_LENGTH) throw invalidParameter(`secret must be at most ${MAX_SECRET_LENGTH} characters long`, 'secret');
+  // Both would sign with bytes the receiver's copy likely lacks: a paste that took a line break along, a tab.
+  if (secret.trim() !== secret) throw invalidParameter('secret must not start or end with a space or a line break (a copy-and-paste slip?)', 'secret');
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(secret)) throw invalidParameter('secret must not contain control characters such as a tab or a line break', 'secret');
+  if (new Set(characters).size < MIN_SECRET_DISTINCT_CHARACTERS) {
+    throw invalidParameter(
+      `secret must have at least ${MIN_SECRET_DISTINCT_CHARACTERS} different characters: this one is easy to guess (generate one with: openssl rand -base64 32)`,
+      'secret',
+    );
+  }
   return secret;
 }
 
@@ -261,14 +280,14 @@ interface WebhookRow {
 }
 
 /** Oldest first: all of them, one page of them, or the one webhook `id`. */
-export async function listWebhooks(db: Queryable, id?: number, page?: { offset: number; limit: number }): Promise<Webhook[]> {
+export async function listWebhooks(db: Queryable, id?: number, page?: { offset: number; limit: number }, matching?: string): Promise<Webhook[]> {
   const { rows } = await db.query<WebhookRow>(
     `SELECT w.id, w.url, w.description, w.enabled, w.disabled_at, w.disabled_reason, w.failing_since, w.created_at, w.updated_at,
             CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_expires_at END AS previous_secret_expires_at,
             COALESCE((SELECT jsonb_agg(jsonb_build_object('eventType', s.event_type, 'sourceKey', s.source_key) ORDER BY s.position)
                       FROM webhook_subscriptions s WHERE s.webhook_id = w.id), '[]') AS events
-     FROM webhooks w WHERE ($1::int IS NULL OR w.id = $1) ORDER BY w.id OFFSET $2 LIMIT $3`,
-    [id ?? null, page?.offset ?? 0, page?.limit ?? null],
+     FROM webhooks w WHERE ($1::int IS NULL OR w.id = $1) AND ${MATCHING_URL_OR_DESCRIPTION('$4')} ORDER BY w.id OFFSET $2 LIMIT $3`,
+    [id ?? null, page?.offset ?? 0, page?.limit ?? null, likePattern(matching)],
   );
   return rows.map((row) => ({
     id: row.id,
@@ -341,9 +360,27 @@ export async function deleteWebhook(db: Database, id: number): Promise<void> {
 }
 
 /** One page of the webhooks, oldest first, with how many there are in all. */
-export async function listWebhooksPage(db: Queryable, page: { offset: number; limit: number }): Promise<{ totalCount: number; items: Webhook[] }> {
-  const { rows } = await db.query<{ total: number }>('SELECT count(*) AS total FROM webhooks');
-  return { totalCount: rows[0]?.total ?? 0, items: await listWebhooks(db, undefined, page) };
+/**
+ * One page of the webhooks, oldest first, with how many there are in all; only those whose URL or description
+ * contains `matching` (in any case) when given. The webhooks are read whole to match: at most MAX_WEBHOOKS of them.
+ */
+export async function listWebhooksPage(
+  db: Queryable,
+  page: { offset: number; limit: number },
+  matching?: string,
+): Promise<{ totalCount: number; items: Webhook[] }> {
+  const { rows } = await db.query<{ total: number }>(`SELECT count(*) AS total FROM webhooks w WHERE ${MATCHING_URL_OR_DESCRIPTION('$1')}`, [
+    likePattern(matching),
+  ]);
+  return { totalCount: rows[0]?.total ?? 0, items: await listWebhooks(db, undefined, page, matching) };
+}
+
+/** The condition of a URL-or-description search on `webhooks w`, its LIKE pattern the parameter `p` (NULL: every webhook). */
+const MATCHING_URL_OR_DESCRIPTION = (p: string) => `(${p}::text IS NULL OR w.url ILIKE ${p} OR w.description ILIKE ${p})`;
+
+/** `50%_off` → `%50\%\_off%`: the text as it is, anywhere (LIKE's wildcards and its escape character taken literally). */
+function likePattern(text: string | undefined): string | null {
+  return text === undefined ? null : `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** Which of `ids` are webhooks still (the others were deleted, in this process or another). */

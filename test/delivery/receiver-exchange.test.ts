@@ -1,5 +1,10 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPayloadHmac, verifyStandardWebhook } from '../../src/index.js';
+import { examplePayload } from '../../src/outbox/event-examples.js';
+import { EVENT_TYPES } from '../../src/outbox/schemas.js';
+import { REPO_ROOT } from '../support/processes.js';
 import { createWebhook } from '../support/fixtures.js';
 import { answer, TestReceiver } from '../support/receiver.js';
 import { startTestService, type TestService } from '../support/test-service.js';
@@ -68,5 +73,45 @@ describe('the whole exchange of an attempt', () => {
     expect(entry.responseHeadersTruncated).toBe(true);
     const headerChars = Object.entries(entry.responseHeaders as Record<string, string>).reduce((n, [k, v]) => n + k.length + v.length, 0);
     expect(headerChars).toBeLessThanOrEqual(4096);
+  });
+
+  it('sends the documented example of each event type, signed, recorded as a test and never retried', async () => {
+    // Subscribed to none of them, and disabled: an example goes all the same, as a ping does.
+    const hook = (await createWebhook(t.admin, { url: receiver.url, secret: SECRET, events: [{ eventType: 'webhookDisabled' }] })).id;
+    expect((await t.admin.patch(`/api/admin/webhooks/${hook}`, { enabled: false })).status).toBe(200);
+    receiver.behaviour = answer(204);
+    for (const eventType of EVENT_TYPES) {
+      const sent = await t.admin.post(`/api/admin/webhooks/${hook}/example`, { eventType });
+      expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+      expect(sent.body).toMatchObject({ status: 'sent', test: true, attempts: 1, payload: { eventType } });
+      const got = receiver.received.at(-1)!;
+      expect(got.body).toBe(examplePayload(eventType));
+      expect(verifyStandardWebhook(SECRET, Buffer.from(got.body), got.headers)).toBe(true);
+      expect(got.headers['webhook-id']).toBe(String(sent.body.id));
+    }
+    receiver.behaviour = answer(503, { 'retry-after': '1' });
+    const failed = await t.admin.post(`/api/admin/webhooks/${hook}/example`, { eventType: 'newCase' });
+    expect(failed.body).toMatchObject({ status: 'failed', nextAttemptAt: null, responseStatus: 503, test: true });
+    // Tests are no failure streak, and the list marks them too; real deliveries carry no mark.
+    const read = await t.admin.get(`/api/admin/webhooks/${hook}`);
+    expect(read.body.failingSince).toBeNull();
+    const listed = (await t.admin.get(`/api/admin/webhooks/${hook}/deliveries`)).body;
+    expect(listed.items.every((d: { test?: boolean }) => d.test === true)).toBe(true);
+  });
+
+  it('refuses an example of an unknown event type, naming the field', async () => {
+    const refused = await t.admin.post(`/api/admin/webhooks/${webhookId}/example`, { eventType: 'newThing' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ key: 'invalid_parameter', field: 'eventType' });
+    expect((await t.admin.post('/api/admin/webhooks/999999/example', { eventType: 'newCase' })).status).toBe(404);
+  });
+
+  it('the examples in docs/api.md are the ones sent', () => {
+    const doc = readFileSync(path.join(REPO_ROOT, 'docs/api.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Events and payloads'));
+    const block = /```json\n([\s\S]*?)```/.exec(section)![1]!;
+    // Compact again, key order included: the exact bytes sent.
+    const documented = block.split(/\n\s*\n/).map((text) => JSON.stringify(JSON.parse(text)));
+    expect(documented).toEqual((['newCase', 'newMatch', 'caseStatusChange', 'ping', 'webhookDisabled'] as const).map((type) => examplePayload(type)));
   });
 });

@@ -42,9 +42,12 @@ const EXPECTED: Record<DeclaredRoute['access'], string[]> = {
     'PATCH /api/admin/webhooks/:webhookId',
     'POST /api/admin/webhooks/:webhookId/secret',
     'POST /api/admin/webhooks/:webhookId/ping',
+    'POST /api/admin/webhooks/:webhookId/example',
     'POST /api/admin/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
     'POST /api/admin/webhooks/:webhookId/deliveries/redeliver',
     'POST /api/admin/deliveries/redeliver',
+    'GET /api/admin/deliveries/health',
+    'GET /api/admin/deliveries',
   ],
   user: [
     'GET /api/auth/me',

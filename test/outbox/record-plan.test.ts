@@ -10,7 +10,7 @@ function literal(value: unknown, type: string): string {
   const items = value.map((v) => (v === null ? 'NULL' : typeof v === 'string' ? `'${v.replaceAll("'", "''")}'` : String(v)));
   return `ARRAY[${items.join(', ')}]::${type}[]`;
 }
-const PARAMETER_TYPES = ['bigint', 'int', 'text', 'float8', 'float8', 'int', 'text', 'text', 'float8'];
+const PARAMETER_TYPES = ['bigint', 'int', 'text', 'float8', 'float8', 'int', 'text', 'text', 'float8', 'int'];
 
 // The outcome write runs as a prepared statement: custom plans first, then (PostgreSQL's choice, after five runs) one
 // generic plan made without the arrays' values. Either way, with MAX_WEBHOOKS webhooks and history for each, a batch
@@ -96,6 +96,12 @@ describe('outcome write plan with many webhooks', () => {
     const webhookProbes = visits(plan, onWebhooks);
     expect(webhookProbes.nodes).toBeGreaterThan(0);
     expect(webhookProbes.loops).toBeLessThanOrEqual(2 * BUSY);
+    // The attempt counts (the health over time): a minute and an hour row per busy webhook and for all, whatever the
+    // batch, upserted through their key.
+    const counted = plan.find((n) => n['Node Type'] === 'ModifyTable' && n['Relation Name'] === 'delivery_attempt_counts');
+    const upserted = counted as (PlanNode & { 'Tuples Inserted': number; 'Conflicting Tuples': number }) | undefined;
+    expect((upserted?.['Tuples Inserted'] ?? 0) + (upserted?.['Conflicting Tuples'] ?? 0)).toBe(2 * (BUSY + 1));
+    expect(plan.filter((n) => n['Relation Name'] === 'delivery_attempt_counts' && n['Node Type'] !== 'ModifyTable').map((n) => n['Node Type'])).not.toContain('Seq Scan');
   };
 
   it('probes each delivery and each busy webhook by primary key with a custom plan', async () => {

@@ -156,6 +156,10 @@ describe('secret rotation', () => {
   it.each([
     [{ secret: 'short' }, 'field secret must be at least 16 characters long'],
     [{ secret: 'x'.repeat(1025) }, 'field secret must be at most 1024 characters long'],
+    // A secret typed by an admin: the rules of a new secret, each named, the secret never repeated back.
+    [{ secret: 'abababababababababab' }, 'secret must have at least 6 different characters: this one is easy to guess (generate one with: openssl rand -base64 32)'],
+    [{ secret: 'a-pasted-secret-0123\n' }, 'secret must not start or end with a space or a line break (a copy-and-paste slip?)'],
+    [{ secret: 'a-typed\tsecret-0123' }, 'secret must not contain control characters such as a tab or a line break'],
     [{ overlapMs: -1 }, 'field overlapMs must be >= 0'],
     [{ overlapMs: 604_800_001 }, 'field overlapMs must be <= 604800000'],
     [{ overlapMs: 1.5 }, 'field overlapMs must be an integer'],
@@ -165,6 +169,8 @@ describe('secret rotation', () => {
       const response = await t.admin.post(`/api/admin/webhooks/${hook.id}/secret`, body);
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ key: 'invalid_parameter', message, field: expect.any(String) });
+      const typed = (body as { secret?: string }).secret;
+      if (typed !== undefined) expect(JSON.stringify(response.body)).not.toContain(typed.trim().slice(0, 12));
       const request = await deliverOne();
       expect(String(request.headers['webhook-signature']).split(' ')).toHaveLength(1);
       expect(libraryAccepts(OLD_SECRET, request)).toBe(true);

@@ -64,6 +64,7 @@ describe('webhooks administration (docs/api.md, Webhooks)', () => {
     [{ url: 'https://example.com/x', secret: 'x'.repeat(15) }, 'invalid_parameter', 'field secret must be at least 16 characters long'],
     [{ url: 'https://example.com/x', secret: 'x'.repeat(1025) }, 'invalid_parameter', 'field secret must be at most 1024 characters long'],
     [{ url: 'https://example.com/x', secret: 42 }, 'invalid_parameter', 'field secret must be a string'],
+    [{ url: 'https://example.com/x', secret: 'x'.repeat(16) }, 'invalid_parameter', 'secret must have at least 6 different characters: this one is easy to guess (generate one with: openssl rand -base64 32)'],
     [{ url: 'https://example.com/x', secret: SECRET, events: [] }, 'invalid_parameter', 'events must have at least 1 item (leave it out to subscribe to every event)'],
     [{ url: 'https://example.com/x', secret: SECRET, events: [{ eventType: 'caseDeleted' }] }, 'invalid_parameter', 'field events[0].eventType must be one of "newCase", "newMatch", "caseStatusChange", "webhookDisabled"'],
     [{ url: 'https://example.com/x', secret: SECRET, events: [{ sourceKey: 'src' }] }, 'invalid_parameter', 'field events[0].eventType is required'],

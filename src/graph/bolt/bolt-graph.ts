@@ -204,7 +204,7 @@ class BoltRowStream implements RowStream {
         }
         read++;
         const row: GraphRow = {};
-        for (const key of this.columns) row[key] = boltValue(record.get(key), readAt);
+        for (const key of this.columns) row[key] = boltValue(record.get(key), readAt, this.options.properties ?? true);
         yield row;
       }
       if (this.#timedOut) throw new GraphError('graph_request_timeout', 'the query ran past its time-out and was stopped');

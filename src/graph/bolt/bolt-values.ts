@@ -7,23 +7,24 @@
 import neo4j, { type Node, type Path, type Relationship } from 'neo4j-driver';
 import { EdgeValue, graphEdge, graphNode, NodeValue, PathValue, type GraphEdge, type GraphNode, type GraphValue, type PropertyValue } from '../items.js';
 
-export function boltNode(node: Node, readAt: number): GraphNode {
-  return graphNode(node.elementId, [...node.labels], boltProperties(node.properties), readAt);
+/** `properties: false` leaves the item's properties out (RunOptions.properties). */
+export function boltNode(node: Node, readAt: number, properties = true): GraphNode {
+  return graphNode(node.elementId, [...node.labels], properties ? boltProperties(node.properties) : {}, readAt);
 }
 
-export function boltEdge(rel: Relationship, readAt: number): GraphEdge {
-  return graphEdge(rel.elementId, rel.type, rel.startNodeElementId, rel.endNodeElementId, boltProperties(rel.properties), readAt);
+export function boltEdge(rel: Relationship, readAt: number, properties = true): GraphEdge {
+  return graphEdge(rel.elementId, rel.type, rel.startNodeElementId, rel.endNodeElementId, properties ? boltProperties(rel.properties) : {}, readAt);
 }
 
-export function boltValue(value: unknown, readAt: number): GraphValue {
-  if (neo4j.isNode(value)) return new NodeValue(boltNode(value as Node, readAt));
-  if (neo4j.isRelationship(value)) return new EdgeValue(boltEdge(value as Relationship, readAt));
+export function boltValue(value: unknown, readAt: number, properties = true): GraphValue {
+  if (neo4j.isNode(value)) return new NodeValue(boltNode(value as Node, readAt, properties));
+  if (neo4j.isRelationship(value)) return new EdgeValue(boltEdge(value as Relationship, readAt, properties));
   if (neo4j.isPath(value)) {
     const path = value as Path;
-    const nodes = [boltNode(path.start, readAt), ...path.segments.map((s) => boltNode(s.end, readAt))];
-    return new PathValue({ nodes, edges: path.segments.map((s) => boltEdge(s.relationship, readAt)) });
+    const nodes = [boltNode(path.start, readAt, properties), ...path.segments.map((s) => boltNode(s.end, readAt, properties))];
+    return new PathValue({ nodes, edges: path.segments.map((s) => boltEdge(s.relationship, readAt, properties)) });
   }
-  if (Array.isArray(value)) return value.map((v) => boltValue(v, readAt));
+  if (Array.isArray(value)) return value.map((v) => boltValue(v, readAt, properties));
   return boltProperty(value);
 }
 

@@ -5,8 +5,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { GraphError, type GraphSource, type RowStream, type RunOptions } from '../graph-source.js';
-import type { GraphEdge, GraphNode, GraphRow } from '../items.js';
-import { decodeWireRow, type ChildMessage, type ParentMessage, type WireRow } from './kuzu-protocol.js';
+import { EdgeValue, NodeValue, type GraphEdge, type GraphNode, type GraphRow } from '../items.js';
+import { decodeWireRow, decodeWireValue, type ChildMessage, type ParentMessage, type WireRow } from './kuzu-protocol.js';
 
 /**
  * Past its time-out, how long a query has to stop by itself before its process is killed (which ends every other
@@ -70,12 +70,13 @@ export class EmbeddedGraph implements GraphSource {
     const deadline = setTimeout(() => this.#hardStop(id), options.timeoutMs + (this.#options.hardStopGraceMs ?? HARD_STOP_GRACE_MS));
     const started = await this.#request(child, id, {
       t: 'run', id, query, params: options.params ?? {}, readOnly: options.readOnly, timeoutMs: options.timeoutMs, maxRows: options.maxRows, batchRows: BATCH_ROWS,
+      properties: options.properties ?? true,
     }).catch((err: unknown) => {
       clearTimeout(deadline);
       throw err;
     });
     if (started.t !== 'started') throw new Error(`unexpected answer ${started.t}`);
-    return new EmbeddedRowStream(started.columns, {
+    return new EmbeddedRowStream(started.columns, started.readAt, {
       next: async () => {
         const answer = await this.#request(child, id, { t: 'next', id });
         if (answer.t !== 'rows') throw new Error(`unexpected answer ${answer.t}`);
@@ -93,14 +94,16 @@ export class EmbeddedGraph implements GraphSource {
     const child = await this.#process();
     const requestId = this.#nextId++;
     const answer = await this.#request(child, requestId, { t: 'node', id: requestId, nodeId: id });
-    return answer.t === 'item' ? ((answer.item as GraphNode | null) ?? undefined) : undefined;
+    const value = answer.t === 'item' ? decodeWireValue(answer.item, answer.readAt) : undefined;
+    return value instanceof NodeValue ? value.node : undefined;
   }
 
   async edge(id: string): Promise<GraphEdge | undefined> {
     const child = await this.#process();
     const requestId = this.#nextId++;
     const answer = await this.#request(child, requestId, { t: 'edge', id: requestId, edgeId: id });
-    return answer.t === 'item' ? ((answer.item as GraphEdge | null) ?? undefined) : undefined;
+    const value = answer.t === 'item' ? decodeWireValue(answer.item, answer.readAt) : undefined;
+    return value instanceof EdgeValue ? value.edge : undefined;
   }
 
   async verify(): Promise<void> {
@@ -269,33 +272,42 @@ function residentBytes(pid: number | undefined): number | undefined {
 }
 
 interface Batches {
-  next(): Promise<{ rows: WireRow[]; done: boolean; truncated: boolean }>;
+  /** The next batch: `rows` is the JSON text of its WireRow[]. */
+  next(): Promise<{ rows: string; done: boolean; truncated: boolean }>;
   cancel(): Promise<void>;
 }
 
 class EmbeddedRowStream implements RowStream {
   truncated = false;
   #done = false;
+  readonly #readAt: number;
   readonly #batches: Batches;
 
   constructor(
     readonly columns: readonly string[],
+    readAt: number,
     batches: Batches,
     signal?: AbortSignal,
   ) {
+    this.#readAt = readAt;
     this.#batches = batches;
     signal?.addEventListener('abort', () => void this.close(), { once: true });
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<GraphRow> {
     try {
-      while (!this.#done) {
-        const batch = await this.#batches.next();
+      let coming = this.#done ? undefined : this.#batches.next();
+      while (coming) {
+        const batch = await coming;
         if (batch.done) {
           this.#done = true;
           this.truncated = batch.truncated;
         }
-        for (const row of batch.rows) yield decodeWireRow(row);
+        // The next batch is asked for before this one's rows are used: the Kùzu process reads it meanwhile.
+        coming = this.#done ? undefined : this.#batches.next();
+        // Its failure is the loop's to throw, when it gets there (or nobody's, once the reader stopped early).
+        coming?.catch(() => undefined);
+        for (const row of JSON.parse(batch.rows) as WireRow[]) yield decodeWireRow(row, this.columns, this.#readAt);
       }
     } finally {
       await this.close();

@@ -5,7 +5,7 @@
 import type { Connection, KuzuValue } from 'kuzu';
 import type { PropertyValue } from '../items.js';
 import { edgeIdByEnds, edgeIdByProperty, nodeId } from './kuzu-ids.js';
-import type { WireRow, WireValue } from './kuzu-protocol.js';
+import type { WireEdge, WireNode, WireProperties, WireRow, WireValue } from './kuzu-protocol.js';
 
 interface InternalId {
   offset: number;
@@ -56,6 +56,8 @@ export function quoteName(name: string): string {
 }
 
 const KUZU_FIELDS = new Set(['_id', '_label', '_src', '_dst']);
+// A property's value holds no node or edge, so no end to name.
+const NO_IDS = new Map<string, string>();
 const internalKey = (id: InternalId) => `${id.table}:${id.offset}`;
 
 async function rowsOf(conn: Connection, statement: string, params?: Record<string, KuzuValue>): Promise<Record<string, KuzuValue>[]> {
@@ -98,10 +100,11 @@ export class Catalogue {
   }
 
   /**
-   * Turns a batch of rows into wire rows. An edge names its ends by their stable ids, which Kùzu does not give
-   * (only internal ids): ends not among the batch's own nodes are looked up, per table, in one query each.
+   * Turns a batch of rows into wire rows, each value in the order of `columns`. An edge names its ends by their
+   * stable ids, which Kùzu does not give (only internal ids): ends not among the batch's own nodes are looked up,
+   * per table, in one query each. `properties: false` leaves the items' properties out.
    */
-  async toWireRows(conn: Connection, rows: Record<string, KuzuValue>[], readAt: number, known: Map<string, string>): Promise<WireRow[]> {
+  async toWireRows(conn: Connection, rows: Record<string, KuzuValue>[], columns: readonly string[], properties: boolean, known: Map<string, string>): Promise<WireRow[]> {
     const missing = new Map<string, InternalId>();
     const visit = (value: unknown): void => {
       if (value === null || typeof value !== 'object' || value instanceof Date) return;
@@ -122,11 +125,8 @@ export class Catalogue {
     rows.forEach(visit);
     for (const key of missing.keys()) if (known.has(key)) missing.delete(key);
     if (missing.size) await this.#resolve(conn, [...missing.values()], known);
-    return rows.map((row) => {
-      const wire: WireRow = {};
-      for (const [column, value] of Object.entries(row)) wire[column] = this.#wire(value, readAt, known);
-      return wire;
-    });
+    const wire = (value: unknown) => this.#wire(value, properties, known);
+    return rows.map((row) => columns.map((column) => wire(row[column])));
   }
 
   async #resolve(conn: Connection, ids: InternalId[], known: Map<string, string>): Promise<void> {
@@ -150,47 +150,41 @@ export class Catalogue {
     return table ? nodeId(node._label, node[table.primaryKey]) : undefined;
   }
 
-  #wire(value: unknown, readAt: number, known: Map<string, string>): WireValue {
+  #wire(value: unknown, properties: boolean, known: Map<string, string>): WireValue {
     if (value === null || value === undefined) return null;
     if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
     if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') return value;
     if (value instanceof Date) return value.toISOString();
-    if (Array.isArray(value)) return value.map((v) => this.#wire(v, readAt, known));
+    if (Array.isArray(value)) return value.map((v) => this.#wire(v, properties, known));
     if (typeof value !== 'object') return String(value);
     const item = value as Partial<KuzuNode & KuzuRel & KuzuPath>;
-    if (item._nodes && item._rels) {
-      return {
-        $path: {
-          nodes: item._nodes.map((n) => (this.#wire(n, readAt, known) as { $node: never }).$node),
-          edges: item._rels.map((r) => (this.#wire(r, readAt, known) as { $edge: never }).$edge),
-        },
-      };
-    }
-    if (item._src && item._dst && item._label) {
-      const source = known.get(internalKey(item._src)) ?? `?${internalKey(item._src)}`;
-      const target = known.get(internalKey(item._dst)) ?? `?${internalKey(item._dst)}`;
-      const properties = this.#properties(value as Record<string, unknown>, readAt, known);
-      const id = this.relTables.get(item._label)?.hasId && item.id !== null && item.id !== undefined
-        ? edgeIdByProperty(item._label, item.id)
-        : edgeIdByEnds(item._label, source, target);
-      return { $edge: { id, source, target, data: { type: item._label, source, target, properties, readAt, isVirtual: false } } };
-    }
-    if (item._id && item._label) {
-      const id = this.#nodeId(item as KuzuNode) ?? `?${internalKey(item._id)}`;
-      return { $node: { id, data: { categories: [item._label], properties: this.#properties(value as Record<string, unknown>, readAt, known), readAt, isVirtual: false, geo: {} } } };
-    }
+    if (item._nodes && item._rels) return { p: [item._nodes.map((n) => this.#node(n, properties)), item._rels.map((r) => this.#edge(r, properties, known))] };
+    if (item._src && item._dst && item._label) return { e: this.#edge(item as KuzuRel, properties, known) };
+    if (item._id && item._label) return { n: this.#node(item as KuzuNode, properties) };
     if ('offset' in item && 'table' in item && Object.keys(item).length === 2) return internalKey(item as unknown as InternalId);
     const map: Record<string, WireValue> = {};
-    for (const [k, v] of Object.entries(value)) map[k] = this.#wire(v, readAt, known);
-    return { $map: map };
+    for (const [k, v] of Object.entries(value)) map[k] = this.#wire(v, properties, known);
+    return { m: map };
   }
 
-  #properties(item: Record<string, unknown>, readAt: number, known: Map<string, string>): Record<string, PropertyValue> {
-    const properties: Record<string, PropertyValue> = {};
+  #node(node: KuzuNode, properties: boolean): WireNode {
+    const id = this.#nodeId(node) ?? `?${internalKey(node._id)}`;
+    return properties ? [id, node._label, this.#properties(node)] : [id, node._label];
+  }
+
+  #edge(rel: KuzuRel, properties: boolean, known: Map<string, string>): WireEdge {
+    const source = known.get(internalKey(rel._src)) ?? `?${internalKey(rel._src)}`;
+    const target = known.get(internalKey(rel._dst)) ?? `?${internalKey(rel._dst)}`;
+    const id = this.relTables.get(rel._label)?.hasId && rel.id !== null && rel.id !== undefined ? edgeIdByProperty(rel._label, rel.id) : edgeIdByEnds(rel._label, source, target);
+    return properties ? [id, rel._label, source, target, this.#properties(rel)] : [id, rel._label, source, target];
+  }
+
+  #properties(item: Record<string, unknown>): WireProperties {
+    const properties: WireProperties = {};
     for (const [k, v] of Object.entries(item)) {
       // Kùzu's own fields, and the properties an item lacks (Kùzu gives every column of the table, null when unset).
       if (KUZU_FIELDS.has(k) || v === null || v === undefined) continue;
-      properties[k] = plain(this.#wire(v, readAt, known));
+      properties[k] = typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : plain(this.#wire(v, true, NO_IDS));
     }
     return properties;
   }
@@ -200,6 +194,6 @@ export class Catalogue {
 function plain(value: WireValue): PropertyValue {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(plain);
-  if ('$map' in value) return Object.fromEntries(Object.entries(value.$map).map(([k, v]) => [k, plain(v)]));
+  if ('m' in value) return Object.fromEntries(Object.entries(value.m).map(([k, v]) => [k, plain(v)]));
   return null;
 }

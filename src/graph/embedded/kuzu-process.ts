@@ -18,11 +18,12 @@ const [folder, bufferPoolBytes] = [process.argv[2]!, Number(process.argv[3])];
 interface Run {
   conn: Connection;
   result: QueryResult;
+  columns: string[];
   readOnly: boolean;
   maxRows: number;
   batchRows: number;
+  properties: boolean;
   sent: number;
-  readAt: number;
 }
 
 let database: InstanceType<typeof kuzu.Database>;
@@ -91,8 +92,9 @@ async function start(message: Extract<ParentMessage, { t: 'run' }>): Promise<voi
     const statement = await conn.prepare(message.query);
     if (!statement.isSuccess()) throw new Error(statement.getErrorMessage());
     const result = single(await conn.execute(statement, message.params as Record<string, KuzuValue>));
-    runs.set(message.id, { conn, result, readOnly: message.readOnly, maxRows: message.maxRows, batchRows: message.batchRows, sent: 0, readAt: Date.now() });
-    send({ t: 'started', id: message.id, columns: await result.getColumnNames() });
+    const columns = await result.getColumnNames();
+    runs.set(message.id, { conn, result, columns, readOnly: message.readOnly, maxRows: message.maxRows, batchRows: message.batchRows, properties: message.properties, sent: 0 });
+    send({ t: 'started', id: message.id, columns, readAt: Date.now() });
   } catch (err) {
     await release(conn, message.readOnly);
     fail(message.id, err);
@@ -118,11 +120,11 @@ async function next(id: number): Promise<void> {
     run.sent += rows.length;
     // Ids resolved for this batch only: kept for the whole run, they grew with its distinct nodes (memory that grew
     // with the number of matches); an edge whose ends are only in an earlier batch is looked up again instead.
-    const wire = await catalogue.toWireRows(run.conn, rows, run.readAt, new Map());
+    const wire = await catalogue.toWireRows(run.conn, rows, run.columns, run.properties, new Map());
     const more = run.result.hasNext();
     const done = !more || run.sent >= run.maxRows;
     if (done) await finish(id);
-    send({ t: 'rows', id, rows: wire, done, truncated: done && more });
+    send({ t: 'rows', id, rows: JSON.stringify(wire), done, truncated: done && more });
   } catch (err) {
     await finish(id);
     fail(id, err);
@@ -142,13 +144,8 @@ async function lookup(message: Extract<ParentMessage, { t: 'node' | 'edge' }>): 
   try {
     await conn.query('BEGIN TRANSACTION READ ONLY');
     const found = message.t === 'node' ? await findNode(conn, message.nodeId) : await findEdge(conn, message.edgeId);
-    let item = null;
-    if (found) {
-      const [row] = await catalogue.toWireRows(conn, [found], Date.now(), new Map());
-      const value = row!.item as { $node?: never; $edge?: never };
-      item = value.$node ?? value.$edge ?? null;
-    }
-    send({ t: 'item', id: message.id, item });
+    const [row] = found ? await catalogue.toWireRows(conn, [found], ['item'], true, new Map()) : [];
+    send({ t: 'item', id: message.id, item: row?.[0] ?? null, readAt: Date.now() });
   } catch (err) {
     fail(message.id, err);
   } finally {
