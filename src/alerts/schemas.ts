@@ -143,6 +143,7 @@ export const CaseSchema = Type.Object(
     edges: Type.Array(Type.String()),
     matchCount: Type.Integer(),
     url: Type.String(),
+    columns: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "the column values of the case's newest match, by column name; {} when none (ext; in the list of cases)" })),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -152,12 +153,7 @@ export const CaseSchema = Type.Object(
 /** A page of an alert's cases, with the count of each status over all of them. */
 export const CaseListSchema = Type.Object({
   counts: CaseCountsSchema,
-  cases: Type.Array(
-    Type.Object({
-      ...CaseSchema.properties,
-      columns: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "the column values of the case's newest match, by column name; {} when none (ext)" })),
-    }),
-  ),
+  cases: Type.Array(CaseSchema),
 });
 
 /** One entry of a case's action log. */
