@@ -4,10 +4,10 @@
  * (a plain undici client, no database; again beside the main drains), ingest, drain (with the service's peak RSS),
  * the claim with nothing due and the drain with 10,000 webhooks of which 10 are busy, latency (under `immediate`),
  * the drain under `immediate`, cleanup, and a fan-out to 1,000 webhooks; with --peers, graphile-worker sending the
- * same drain.
+ * same drain, then pg-boss.
  * Writes a table to stdout and the figures to bench/results/latest.json. bench/README.md says how to read them.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,10 +17,14 @@ import { AdminClient } from './lib/api.js';
 import { buildService } from './lib/build.js';
 import { CEILING_ROUNDS, measureCeiling } from './lib/ceiling.js';
 import { cpuBetween, sampleCpu, type CpuSample, type CpuUse } from './lib/cpu.js';
+import { measureLatency, steadyLoad, type Latency } from './lib/latency.js';
 import { CLAIM_HISTOGRAM, readHistogram } from './lib/metrics.js';
-import { runGraphileWorkerPeer, type PeerFigures } from './lib/peers/graphile-worker.js';
-import { median, percentile, phase, progress, round, sleep, waitUntil } from './lib/progress.js';
+import { graphileWorkerPeer } from './lib/peers/graphile-worker.js';
+import { runPeer, type PeerFigures } from './lib/peers/peer.js';
+import { pgBossPeer } from './lib/peers/pg-boss.js';
+import { median, phase, progress, round, sleep, waitUntil } from './lib/progress.js';
 import { Receiver } from './lib/receiver-client.js';
+import { INGEST_CONCURRENCY, MATCHES_PER_CALL, ingestBacklog, prepareServiceDatabase, timedCalls } from './lib/service-database.js';
 import { ServiceProcess } from './lib/service.js';
 import { runTsx } from './lib/tsx.js';
 
@@ -42,8 +46,6 @@ const PLAN = {
   large: { drainDeliveries: 1_000_000, ceilingRequests: 50_000, latencySeconds: 30, latencyCronSeconds: 10, latencyEventsPerSecond: 1000, cleanupRows: 1_000_000, manyWebhooks: MAX_WEBHOOKS, flatDeliveries: 100_000, idleClaimSeconds: 10, fanoutWebhooks: 1000, fanoutDeliveries: 500_000, immediateDrain: false },
 }[mode];
 const WEBHOOKS = 10;
-const MATCHES_PER_CALL = 100;
-const INGEST_CONCURRENCY = 4;
 // Webhook creations at once: each is a POST (creations are serialised in the database by the MAX_WEBHOOKS check).
 const CREATE_CONCURRENCY = 8;
 const FANOUT_CONCURRENCY = 2;
@@ -78,16 +80,6 @@ interface Drain {
 interface CeilingBeside {
   deliveriesPerSecond: number;
   rounds: number[];
-}
-interface Latency {
-  deliveryFrequency: string;
-  eventsPerSecond: number;
-  seconds: number;
-  events: number;
-  received: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
 }
 /** Claims with nothing due, timed by the service (its claim histogram), over `seconds` of per-second firings. */
 interface IdleClaims {
@@ -134,30 +126,6 @@ interface Figures {
   fanout: { webhooks: number; events: number; deliveries: number; matchesPerCall: number; seconds: number; deliveriesPerSecond: number; eventsPerSecond: number };
 }
 
-async function prepareDatabase(kind: 'postgres' | 'pglite'): Promise<{ env: Record<string, string>; dispose: () => Promise<void> }> {
-  if (kind === 'postgres') {
-    const name = `aw_bench_${process.pid}`;
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(PG_URL);
-    url.pathname = `/${name}`;
-    return {
-      env: { DATABASE_URL: url.toString() },
-      dispose: async () => {
-        const c = new pg.Client({ connectionString: PG_URL });
-        await c.connect();
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await c.end();
-      },
-    };
-  }
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'aw-bench-'));
-  return { env: { DATA_DIR: dataDir }, dispose: async () => rmSync(dataDir, { recursive: true, force: true }) };
-}
-
 /** A peer's drain, with the ceiling measured beside it. */
 type PeerResult = PeerFigures & { ceilingBeside?: CeilingBeside; ratioToCeilingBeside?: number };
 
@@ -168,7 +136,7 @@ interface Session {
 }
 
 async function benchDatabase(kind: 'postgres' | 'pglite', receiver: Receiver, ceiling: number): Promise<Figures> {
-  const { env: dbEnv, dispose } = await prepareDatabase(kind);
+  const { env: dbEnv, dispose } = await prepareServiceDatabase(kind, PG_URL);
   const env = { ...dbEnv, ADMIN_PASSWORD, PUBLIC_BASE_URL: 'http://localhost:3000' };
   const s: Session = { service: await ServiceProcess.start(build.cli, env), api: undefined as unknown as AdminClient };
   s.api = new AdminClient(s.service.baseUrl);
@@ -189,7 +157,7 @@ async function benchDatabase(kind: 'postgres' | 'pglite', receiver: Receiver, ce
 
     // Ingest: matches through the API, batches of 100, 10 subscribed webhooks. It builds the drain's backlog.
     phase(`${kind}: ingest`);
-    const ingest = await ingestBacklog(s.api, benchAlert.id, kind);
+    const ingestFigures = await ingest(s.api, benchAlert.id, kind);
 
     // Drain: a fresh service process (so its peak RSS is the drain's), delivering every second.
     phase(`${kind}: drain of ${PLAN.drainDeliveries} deliveries`);
@@ -202,17 +170,17 @@ async function benchDatabase(kind: 'postgres' | 'pglite', receiver: Receiver, ce
     const schedule = immediate.supported ? 'immediate' : PER_SECOND;
     phase(`${kind}: latency at ${PLAN.latencyEventsPerSecond} events/s for ${PLAN.latencySeconds} s, deliveryFrequency ${schedule}${immediate.note ? ` (${immediate.note})` : ''}`);
     if (!immediate.supported) await s.api.settings({ deliveryFrequency: PER_SECOND });
-    const latency = await measureLatency(s.api, receiver, steadyAlert.id, schedule, PLAN.latencySeconds);
+    const latency = await measureLatency(s.api, receiver, steadyAlert.id, schedule, PLAN.latencyEventsPerSecond, PLAN.latencySeconds);
     let latencyPerSecond: Latency | undefined;
     let immediateDrain: Figures['immediateDrain'];
     if (immediate.supported) {
       phase(`${kind}: latency at ${PLAN.latencyEventsPerSecond} events/s for ${PLAN.latencyCronSeconds} s, deliveryFrequency ${PER_SECOND}`);
       await s.api.settings({ deliveryFrequency: PER_SECOND });
-      latencyPerSecond = await measureLatency(s.api, receiver, steadyAlert.id, PER_SECOND, PLAN.latencyCronSeconds);
+      latencyPerSecond = await measureLatency(s.api, receiver, steadyAlert.id, PER_SECOND, PLAN.latencyEventsPerSecond, PLAN.latencyCronSeconds);
       if (PLAN.immediateDrain) {
         phase(`${kind}: drain of ${PLAN.drainDeliveries} deliveries under immediate`);
         await s.api.settings({ deliveryFrequency: 'none' });
-        await ingestBacklog(s.api, benchAlert.id, kind);
+        await ingest(s.api, benchAlert.id, kind);
         await restartService();
         const d = await measureDrain(s, receiver, 'immediate', ceiling, 'drain, immediate');
         immediateDrain = { ...d, ratioToDrain: round(d.deliveriesPerSecond / drain.deliveriesPerSecond, 3) };
@@ -230,7 +198,7 @@ async function benchDatabase(kind: 'postgres' | 'pglite', receiver: Receiver, ce
     const flatDrain = async (label: string) => {
       phase(`${kind}: drain of ${PLAN.flatDeliveries} deliveries, ${webhookCount} webhooks${label === 'few' ? " (the flat-cost phase's baseline)" : ` of which ${WEBHOOKS} busy`}`);
       await s.api.settings({ deliveryFrequency: 'none' });
-      await ingestBacklog(s.api, benchAlert.id, kind, PLAN.flatDeliveries);
+      await ingest(s.api, benchAlert.id, kind, PLAN.flatDeliveries);
       await restartService();
       return measureDrain(s, receiver, PER_SECOND, ceiling, `drain, ${label} webhooks`, PLAN.flatDeliveries);
     };
@@ -300,7 +268,7 @@ async function benchDatabase(kind: 'postgres' | 'pglite', receiver: Receiver, ce
     await s.api.settings({ deliveryFrequency: 'none' });
     phase(`${kind}: fan-out of ${PLAN.fanoutDeliveries} deliveries to ${PLAN.fanoutWebhooks} webhooks`);
     const fanout = await measureFanout(s.api, fanoutAlert.id, kind);
-    return { ingest, drain, manyWebhooks, immediate, latency, ...(latencyPerSecond ? { latencyPerSecond } : {}), ...(immediateDrain ? { immediateDrain } : {}), cleanup, fanout };
+    return { ingest: ingestFigures, drain, manyWebhooks, immediate, latency, ...(latencyPerSecond ? { latencyPerSecond } : {}), ...(immediateDrain ? { immediateDrain } : {}), cleanup, fanout };
   } finally {
     await s.api.close();
     await s.service.stop().catch(() => {});
@@ -308,28 +276,9 @@ async function benchDatabase(kind: 'postgres' | 'pglite', receiver: Receiver, ce
   }
 }
 
-/** Runs `call(0)` … `call(calls - 1)`, `concurrency` at once, in order of their index; answers the seconds taken. */
-async function timedCalls(calls: number, concurrency: number, call: (index: number) => Promise<void>): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < calls) await call(next++);
-    }),
-  );
-  return (performance.now() - started) / 1000;
-}
-
-/** Reports a drain's backlog: `deliveries` / 10 new cases, MATCHES_PER_CALL a call, INGEST_CONCURRENCY calls at once. */
-async function ingestBacklog(api: AdminClient, alertId: number, kind: string, deliveries = PLAN.drainDeliveries) {
-  const events = deliveries / WEBHOOKS;
-  const tag = Date.now();
-  const seconds = await timedCalls(events / MATCHES_PER_CALL, INGEST_CONCURRENCY, async (call) => {
-    const matches = Array.from({ length: MATCHES_PER_CALL }, (_, i) => ({ nodes: [`n${tag}-${call}-${i}`, `m${tag}-${call}-${i}`], edges: [`e${tag}-${call}-${i}`] }));
-    await api.call('POST', `/api/admin/bench/alerts/${alertId}/matches`, { matches });
-    progress(`${kind}: ingest ${(call + 1) * MATCHES_PER_CALL} / ${events} events`);
-  });
-  return { events, seconds: round(seconds, 2), eventsPerSecond: Math.round(events / seconds), deliveriesPerSecond: Math.round((events * WEBHOOKS) / seconds) };
+/** Reports a drain's backlog: `deliveries` / 10 new cases (see ingestBacklog in lib/service-database.ts). */
+function ingest(api: AdminClient, alertId: number, kind: string, deliveries = PLAN.drainDeliveries) {
+  return ingestBacklog(api, alertId, kind, deliveries, WEBHOOKS);
 }
 
 /** Sets `deliveryFrequency` to `schedule` and times the backlog's drain at the receiver, first receipt to last. */
@@ -449,27 +398,6 @@ async function trySchedule(api: AdminClient, schedule: string): Promise<{ suppor
   }
 }
 
-/** A steady load on the steady source for `seconds`, delivered under the schedule in force: receipt time minus event time. */
-async function measureLatency(api: AdminClient, receiver: Receiver, alertId: number, schedule: string, seconds: number): Promise<Latency> {
-  await receiver.reset(true);
-  const sent = await steadyLoad(api, alertId, PLAN.latencyEventsPerSecond, seconds * 1000, 'latency');
-  await waitUntil('latency deliveries', async () => {
-    const stats = await receiver.stats();
-    return stats.count >= sent || `${stats.count} / ${sent} received`;
-  }, 120_000);
-  const latencies = (await receiver.stats()).latencies.sort((a, b) => a - b);
-  return {
-    deliveryFrequency: schedule,
-    eventsPerSecond: PLAN.latencyEventsPerSecond,
-    seconds,
-    events: sent,
-    received: latencies.length,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
-    maxMs: latencies.at(-1) ?? NaN,
-  };
-}
-
 /** fanoutDeliveries deliveries created from new cases on the fan-out source, FANOUT_CONCURRENCY calls at once. */
 async function measureFanout(api: AdminClient, alertId: number, kind: string): Promise<Figures['fanout']> {
   // As many as one call may create, in at least FANOUT_CONCURRENCY calls.
@@ -502,22 +430,6 @@ async function restart(
   return { service: started, api: client };
 }
 
-/** Reports matches for `eventsPerSecond` new cases, in calls every 100 ms, for `durationMs` (or until `stop`). */
-async function steadyLoad(api: AdminClient, alertId: number, eventsPerSecond: number, durationMs: number, label: string, stop = () => false): Promise<number> {
-  const perTick = Math.max(1, Math.round(eventsPerSecond / 10));
-  const started = Date.now();
-  let sent = 0;
-  for (let tick = 0; Date.now() - started < durationMs && !stop(); tick++) {
-    const matches = Array.from({ length: perTick }, (_, i) => ({ nodes: [`${label}-${started}-${tick}-${i}`] }));
-    await api.call('POST', `/api/admin/steady/alerts/${alertId}/matches`, { matches });
-    sent += perTick;
-    progress(`${label}: ${sent} events`);
-    const wait = started + (tick + 1) * 100 - Date.now();
-    if (wait > 0) await sleep(wait);
-  }
-  return sent;
-}
-
 // ---------------------------------------------------------------- main
 
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string>; devDependencies: Record<string, string> };
@@ -533,14 +445,9 @@ try {
   // receiver and N, compared with the same ceiling, and with the ceiling beside their drain.
   const peers: Record<string, PeerResult> = {};
   if (flag('peers')) {
-    peers['graphile-worker'] = await besideCeiling(receiver, 'peers', () => runGraphileWorkerPeer({
-      pgUrl: PG_URL,
-      receiver,
-      deliveries: PLAN.drainDeliveries,
-      webhooks: WEBHOOKS,
-      ceiling: ceiling.deliveriesPerSecond,
-      version: pkg.devDependencies['graphile-worker']!,
-    }));
+    for (const peer of [graphileWorkerPeer(pkg.devDependencies['graphile-worker']!), pgBossPeer(pkg.devDependencies['pg-boss']!)]) {
+      peers[peer.name] = await besideCeiling(receiver, 'peers', () => runPeer(peer, { pgUrl: PG_URL, receiver, deliveries: PLAN.drainDeliveries, webhooks: WEBHOOKS, ceiling: ceiling.deliveriesPerSecond }));
+    }
   }
   const pgVersion = databases.includes('postgres') || flag('peers') ? await serverVersion() : undefined;
   const report = {

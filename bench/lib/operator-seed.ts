@@ -52,11 +52,11 @@ export async function seedOperatorData(db: Queryable, plan: SeedPlan): Promise<{
                 now() - interval '7 days' + (g::float8 / $3) * ($7 * interval '1 second')
          FROM generate_series($1::int, $2::int) g
          CROSS JOIN LATERAL (SELECT CASE WHEN g % 1000 = 0 THEN 'ping' WHEN g % 10 < 2 THEN 'newCase' WHEN g % 10 < 9 THEN 'newMatch' ELSE 'caseStatusChange' END AS event_type) t
-         RETURNING id, created_at
+         RETURNING id, created_at, event_type
        )
-       INSERT INTO webhook_deliveries (webhook_id, event_id, status, attempts, next_attempt_at, sent_date, last_attempt_at, finished_at,
+       INSERT INTO webhook_deliveries (webhook_id, event_id, is_ping, status, attempts, next_attempt_at, sent_date, last_attempt_at, finished_at,
                                        response_status, error, attempt_log, created_at, updated_at)
-       SELECT 1 + (abs(hashint8(e.id)) + k) % $8, e.id, s.status, CASE s.status WHEN 'sent' THEN 1 ELSE 3 END,
+       SELECT 1 + (abs(hashint8(e.id)) + k) % $8, e.id, e.event_type = 'ping', s.status, CASE s.status WHEN 'sent' THEN 1 ELSE 3 END,
               CASE WHEN s.status = 'pending' THEN now() + interval '1 minute' END,
               CASE WHEN s.status = 'sent' THEN e.created_at + interval '40 milliseconds' END,
               e.created_at + interval '40 milliseconds',

@@ -5,6 +5,8 @@ import { get, onSignedOut, post } from './api';
 import { Link } from './components/link';
 import { AdminsOnly, PageTitle } from './components/page';
 import { CasePage } from './pages/case';
+import { ReceiverExamplePage } from './pages/receiver-example';
+import { SearchPage } from './pages/search';
 import { SettingsPage } from './pages/settings';
 import { SignInPage } from './pages/sign-in';
 import { UsersPage } from './pages/users';
@@ -67,6 +69,9 @@ export function App() {
               <NavLink href="/webhooks" current={path.startsWith('/webhooks')}>
                 Webhooks
               </NavLink>
+              <NavLink href="/deliveries" current={path === '/deliveries'}>
+                Search deliveries
+              </NavLink>
               <NavLink href="/settings" current={path === '/settings'}>
                 Settings
               </NavLink>
@@ -84,7 +89,7 @@ export function App() {
         </button>
       </header>
       <main>
-        <Page path={path} session={session} />
+        <Page path={path} query={query} session={session} />
       </main>
     </SessionContext.Provider>
   );
@@ -103,7 +108,7 @@ function NavLink({ href, current, children }: { href: string; current: boolean; 
   );
 }
 
-function Page({ path, session }: { path: string; session: Session }) {
+function Page({ path, query, session }: { path: string; query: URLSearchParams; session: Session }) {
   const casePath = match('/alerts/:alertId/case/:caseId', path);
   if (casePath) return <CasePage key={path} alertId={casePath.alertId!} caseId={casePath.caseId!} />;
 
@@ -128,7 +133,8 @@ function Page({ path, session }: { path: string; session: Session }) {
     : tab
       ? { sourceKey: alertTab!.sourceKey!, alertId: alertTab!.alertId!, tab }
       : null;
-  const known = path === '/webhooks' || webhook || path === '/settings' || path === '/users' || path === '/alerts' || alerts || newAlert || alertPage;
+  const known =
+    path === '/webhooks' || webhook || path === '/deliveries' || path === '/settings' || path === '/users' || path === '/receiver-example' || path === '/alerts' || alerts || newAlert || alertPage;
   if (!known) {
     return (
       <section>
@@ -141,12 +147,14 @@ function Page({ path, session }: { path: string; session: Session }) {
   }
   // Everything but the case pages is for admins (the API refuses the rest to others anyway).
   if (!session.admin) return <AdminsOnly />;
-  if (path === '/webhooks') return <WebhooksPage />;
+  if (path === '/webhooks') return <WebhooksPage query={query} />;
+  if (path === '/deliveries') return <SearchPage query={query} />;
   if (webhook) return <WebhookPage key={webhook.id} id={webhook.id!} />;
   if (path === '/alerts') return <AlertsIndex />;
   if (alerts) return <AlertsPage key={alerts.sourceKey} sourceKey={alerts.sourceKey!} />;
   if (newAlert) return <NewAlertPage sourceKey={newAlert.sourceKey!} />;
   if (alertPage) return <AlertPage key={`${alertPage.sourceKey}/${alertPage.alertId}`} sourceKey={alertPage.sourceKey} alertId={alertPage.alertId} tab={alertPage.tab} />;
   if (path === '/settings') return <SettingsPage />;
+  if (path === '/receiver-example') return <ReceiverExamplePage />;
   return <UsersPage />;
 }

@@ -5,7 +5,7 @@
 import type { AlertRunRecord, Alert, AlertColumn, AlertQuery, CaseActionEntry, CaseList, CaseMatch, CaseStatus, Case, PopulatedCase, Preview, PreviewRow } from '../../src/alerts/schemas';
 import type { Application, Group, User } from '../../src/auth/schemas';
 import type { CaseStatusChangeEvent, NewCaseEvent, NewMatchEvent, PingEvent, WebhookDisabledEvent } from '../../src/outbox/event-schemas';
-import type { AttemptLogEntry, Delivery as DeliveryAnswer, DeliveryHealth, DeliveryStatus, EventType, LKE_EVENT_TYPES } from '../../src/outbox/schemas';
+import type { AttemptLogEntry, Delivery as DeliveryAnswer, DeliveryHealth, DeliveryStatus, EventType, LKE_EVENT_TYPES, DeliverySearchFilters, DeliverySearchPage, HealthOverTime, HealthRange, HealthBucket } from '../../src/outbox/schemas';
 import type { Settings, WebhookSettings } from '../../src/settings/schemas';
 import type { DataSourceAnswer, DataSourceSummary, GraphEdge, GraphNode } from '../../src/sources/schemas';
 import type { SecretRotation, Webhook, WebhookDetails, WebhookEvent, WebhookListItem } from '../../src/webhooks/schemas';
@@ -24,8 +24,13 @@ export type {
   CaseStatus,
   DataSourceAnswer as AdminDataSource,
   DeliveryHealth,
+  DeliverySearchFilters,
+  DeliverySearchPage,
   DeliveryStatus,
   EventType,
+  HealthBucket,
+  HealthOverTime,
+  HealthRange,
   GraphEdge,
   GraphNode,
   Group,

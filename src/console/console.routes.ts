@@ -11,6 +11,8 @@ export const CONSOLE_PAGES = [
   '/',
   '/webhooks',
   '/webhooks/:id',
+  '/deliveries',
+  '/receiver-example',
   '/settings',
   '/users',
   '/alerts',

@@ -1,4 +1,7 @@
-/** What the lanes allow, fixed for a worker (see DeliveryWorker for where each comes from). */
+/**
+ * What the lanes allow, fixed for a worker (see DeliveryWorker for where each comes from). The claim limits are at
+ * depth 1; a deeper claim (see Lanes.depth) scales them for the lanes that move.
+ */
 export interface LaneLimits {
   /** Attempts in flight in the process (a webhook with none in flight may still start one beyond it: see startNext). */
   concurrency: number;
@@ -35,6 +38,8 @@ export class Lanes<T extends { webhookId: number }> {
   #lanes = new Map<number, Lane<T>>(); // in turn order
   #turnAfter = 0;
   #epoch = 0;
+  #finished = 0;
+  #depth = 1;
 
   constructor(
     private readonly limits: LaneLimits,
@@ -60,10 +65,43 @@ export class Lanes<T extends { webhookId: number }> {
     return this.#epoch;
   }
 
+  /** Attempts finished so far: how fast the lanes empty, which the worker's claim depth follows. */
+  get finishedCount(): number {
+    return this.#finished;
+  }
+
+  /**
+   * How deep the worker claims now (1, or more while the backlog is deep): a moving lane holds up to this many times
+   * `perWebhookClaimed` and is claimed for once it has this many times `perClaim` of room. A stalled lane keeps the
+   * limits of depth 1: its claims only wait on its own receiver.
+   */
+  get depth(): number {
+    return this.#depth;
+  }
+
+  set depth(depth: number) {
+    if (!Number.isSafeInteger(depth) || depth < 1) throw new RangeError('depth must be a positive integer');
+    if (depth !== this.#depth) this.#epoch++; // lanes may have gained room (or lost it)
+    this.#depth = depth;
+  }
+
   /** The webhooks whose lane has too little room for a claim: none of theirs is claimed. */
   withoutRoom(): number[] {
-    const { perWebhookClaimed, perClaim } = this.limits;
-    return [...this.#lanes].filter(([, lane]) => perWebhookClaimed - lane.running - lane.waiting.length < perClaim).map(([id]) => id);
+    const now = this.now();
+    const without: number[] = [];
+    for (const [id, lane] of this.#lanes) {
+      const depth = this.#stalled(lane, now) ? 1 : this.#depth;
+      if (this.#room(lane, depth) < this.limits.perClaim * depth) without.push(id);
+    }
+    return without;
+  }
+
+  #room(lane: Lane<T>, depth: number): number {
+    return this.limits.perWebhookClaimed * depth - lane.running - lane.waiting.length;
+  }
+
+  #stalled(lane: Lane<T>, now: number): boolean {
+    return lane.running > 0 && now - lane.progressAt > STALLED_AFTER_MS;
   }
 
   /**
@@ -76,7 +114,7 @@ export class Lanes<T extends { webhookId: number }> {
     const now = this.now();
     let stalled = 0;
     for (const lane of this.#lanes.values()) {
-      if (lane.running > 0 && now - lane.progressAt > STALLED_AFTER_MS) stalled += lane.running + lane.waiting.length;
+      if (this.#stalled(lane, now)) stalled += lane.running + lane.waiting.length;
     }
     return this.#claimed - stalled;
   }
@@ -129,11 +167,11 @@ export class Lanes<T extends { webhookId: number }> {
     lane.running--;
     this.#inFlight--;
     this.#claimed--;
-    const { perWebhookClaimed, perClaim } = this.limits;
+    this.#finished++;
     if (lane.running === 0 && lane.waiting.length === 0) {
       this.#lanes.delete(delivery.webhookId);
       this.#epoch++;
-    } else if (perWebhookClaimed - lane.running - lane.waiting.length === perClaim) {
+    } else if (this.#room(lane, this.#depth) === this.limits.perClaim * this.#depth) {
       this.#epoch++; // this lane has just gained room for a claim
     }
   }

@@ -5,7 +5,7 @@ import type { Database, DatabaseKind } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Keyring } from '../secrets/keyring.js';
-import { analyzeQueueIfStale, claimDueDeliveries, recordAttempts, releaseClaims, type AttemptRecord, type ClaimedDelivery } from '../outbox/claims.js';
+import { analyzeQueueIfStale, claimDueDeliveries, recordAttempts, releaseClaims, renewLeases, type AttemptRecord, type ClaimedDelivery } from '../outbox/claims.js';
 import { attemptDelivery } from './attempt.js';
 import { FailureLog } from './failure-log.js';
 import { EndpointCache } from './endpoints.js';
@@ -46,14 +46,19 @@ interface ClaimDepth {
    * their lane, so nothing claimed is ever given back.
    */
   perClaim: number;
+  /** How much deeper than this it claims while the backlog is deep, at most (see #followBacklog). */
+  maxDepth: number;
 }
 
 // By database: PGlite's one session, behind the outcome batches, gains from fewer, larger claims (bench/README.md).
+// PGlite stays at its depth: deeper, its peak RSS passed its 300 MB in a busy drain (bench/README.md, "Contention").
 const CLAIM_DEPTH: Record<DatabaseKind, ClaimDepth> = {
-  postgres: { ahead: 4, laneAhead: 2, perClaim: 1 },
-  pglite: { ahead: 8, laneAhead: 4, perClaim: 2 },
+  postgres: { ahead: 4, laneAhead: 2, perClaim: 1, maxDepth: 8 },
+  pglite: { ahead: 8, laneAhead: 4, perClaim: 2, maxDepth: 1 },
 };
 const LEASE_MARGIN_MS = 5_000;
+// A lease renewal that failed (the database away) is tried again after this long.
+const RENEW_RETRY_MS = 1_000;
 // How long a process leaves alone the deliveries of a webhook whose secret it cannot open, before it tries again.
 const HOLD_BACK_MS = 30_000;
 // A drain checks the queue's statistics (analyzeQueueIfStale) once it has claimed a full claim's worth, beside the
@@ -108,6 +113,15 @@ export class DeliveryWorker {
   #stopped: Promise<void> | undefined;
   #heldBack = new Map<number, number>(); // webhooks whose secrets this process cannot open → until when it claims none of theirs
   readonly #drainOutage: OutageWarning;
+  // The claim depth's inputs (see #followBacklog).
+  #sentAtLastClaim = 0;
+  #lastClaimSize = 0;
+  // Claimed here and not yet ended or given back, and when their leases are renewed (see #renewLeases).
+  readonly #open = new Set<ClaimedDelivery>();
+  #held: HeldClaims[] = [];
+  #nextRenewalAt = Infinity;
+  #renewing: Promise<void> | undefined;
+  readonly #renewalOutage: OutageWarning;
 
   constructor(
     private readonly db: Database,
@@ -125,7 +139,8 @@ export class DeliveryWorker {
     this.#endpoints = new EndpointCache(db, keyring);
     // A failed drain is told once per outage: a firing a second would repeat it.
     this.#drainOutage = new OutageWarning(log, 'delivery drain failed; each firing tries again', 'delivery drains work again');
-    const depth = this.#depth;
+    this.#renewalOutage = new OutageWarning(log, 'could not renew the leases of deliveries held here; past their lease another claim may send them again', 'lease renewals work again');
+    const depth = this.#base;
     this.#lanes = new Lanes({
       concurrency: options.concurrency,
       perWebhookConcurrency: options.perWebhookConcurrency,
@@ -145,7 +160,8 @@ export class DeliveryWorker {
     this.#mode = to;
   }
 
-  get #depth(): ClaimDepth {
+  /** How far ahead a worker claims at depth 1 (see #followBacklog for the depth). */
+  get #base(): ClaimDepth {
     return CLAIM_DEPTH[this.db.kind];
   }
 
@@ -155,7 +171,17 @@ export class DeliveryWorker {
    */
   get leaseMs(): number {
     if (this.options.leaseMs !== undefined) return this.options.leaseMs;
-    return this.settings.webhooks.requestTimeoutMs * (1 + this.#depth.ahead) + LEASE_MARGIN_MS;
+    return this.settings.webhooks.requestTimeoutMs * (1 + this.#base.ahead) + LEASE_MARGIN_MS;
+  }
+
+  /**
+   * How long after its claim a delivery still held here (waiting, or in flight) has its lease renewed: with the time
+   * of an attempt and the margin left before the lease ends. A claim of depth 1 never waits that long (see leaseMs);
+   * a deeper one may, behind slow receivers.
+   */
+  get #renewAfterMs(): number {
+    const leaseMs = this.leaseMs;
+    return Math.max(leaseMs - this.settings.webhooks.requestTimeoutMs - LEASE_MARGIN_MS, leaseMs / 2);
   }
 
   /**
@@ -234,13 +260,16 @@ export class DeliveryWorker {
   async #claimWhileDue(): Promise<number> {
     let attempted = 0;
     const lanes = this.#lanes;
-    const capacity = this.options.concurrency * this.#depth.ahead;
-    const claimAtRoom = Math.min(Math.max(MIN_CLAIM, Math.ceil(capacity * CLAIM_WHEN_FREE)), capacity, MAX_CLAIM);
-    const perWebhook = this.options.perWebhookConcurrency * this.#depth.perClaim;
+    const base = this.#base;
     let statisticsChecked = false;
     while (this.#mayClaim) {
       this.#firedMeanwhile = false;
-      const room = Math.min(capacity - lanes.claimedByMovingLanes(), MAX_CLAIM);
+      const depth = lanes.depth;
+      const capacity = this.options.concurrency * base.ahead * depth;
+      const maxClaim = MAX_CLAIM * depth;
+      const claimAtRoom = Math.min(Math.max(MIN_CLAIM, Math.ceil(capacity * CLAIM_WHEN_FREE)), capacity, maxClaim);
+      const perWebhook = this.options.perWebhookConcurrency * base.perClaim * depth;
+      const room = Math.min(capacity - lanes.claimedByMovingLanes(), maxClaim);
       if (room < claimAtRoom && lanes.claimed > 0) {
         await this.#slotFreed();
         continue;
@@ -248,9 +277,11 @@ export class DeliveryWorker {
       await this.#writeHeldOutcomes();
       const writtenBefore = this.#outcomes.written;
       const claimStartedAt = performance.now();
+      const claimedAt = Date.now();
       const excluded = [...lanes.withoutRoom(), ...this.#heldBackWebhooks()];
       let claimed = await claimDueDeliveries(this.db, { limit: room, leaseMs: this.leaseMs, excludedWebhookIds: excluded, perWebhook, turnAfter: lanes.turnAfter });
       this.metrics?.claimed((performance.now() - claimStartedAt) / 1000);
+      this.#followBacklog(claimed, room, perWebhook, excluded.length > 0);
       if (claimed.length === 0) {
         if (lanes.claimed === 0) {
           // Outcomes written since this claim looked may have made deliveries due again (a retry step of 0):
@@ -276,6 +307,7 @@ export class DeliveryWorker {
       }
       if (claimed.length === 0) continue;
       attempted += claimed.length;
+      this.#hold(claimed, claimedAt);
       lanes.accept(claimed);
       this.#startWaiting();
       if (!statisticsChecked && attempted >= STATISTICS_CHECK_AFTER) {
@@ -284,6 +316,90 @@ export class DeliveryWorker {
       }
     }
     return attempted;
+  }
+
+  /**
+   * Sets the claim depth from what a claim found. A claim that came back full (its limit, or some webhook's share: that
+   * webhook has more due) while this process sent at least the previous claim's worth since it, says the backlog is
+   * deeper than the claims: the next claims go twice as deep, up to CLAIM_DEPTH's maxDepth (lanes, capacity,
+   * shares and outcome batches alike), so PostgreSQL sees fewer, larger statements and a late round trip on a busy
+   * machine finds claimed work still waiting. A claim that came back short says it is shallow: depth 1 again, so a
+   * shallow queue's deliveries are claimed as soon as they are due, as before. An empty claim while lanes were left
+   * out for want of room says nothing.
+   */
+  #followBacklog(claimed: readonly ClaimedDelivery[], limit: number, perWebhook: number, someExcluded: boolean): void {
+    if (claimed.length === 0 && someExcluded) return;
+    const lanes = this.#lanes;
+    const sentSince = lanes.finishedCount - this.#sentAtLastClaim;
+    const previous = this.#lastClaimSize;
+    this.#sentAtLastClaim = lanes.finishedCount;
+    this.#lastClaimSize = claimed.length;
+    let full = claimed.length >= limit;
+    if (!full) {
+      const perWebhookCount = new Map<number, number>();
+      for (const d of claimed) {
+        const count = (perWebhookCount.get(d.webhookId) ?? 0) + 1;
+        perWebhookCount.set(d.webhookId, count);
+        if (count >= perWebhook) full = true;
+      }
+    }
+    const depth = !full ? 1 : previous > 0 && sentSince >= previous ? Math.min(lanes.depth * 2, this.#base.maxDepth) : lanes.depth;
+    lanes.depth = depth;
+    this.#outcomes.depth = depth;
+  }
+
+  /** Deliveries just claimed are held here until their attempt ends (or they are given back): their leases are renewed meanwhile. */
+  #hold(claimed: ClaimedDelivery[], claimedAt: number): void {
+    for (const d of claimed) this.#open.add(d);
+    const renewAt = claimedAt + this.#renewAfterMs;
+    this.#held.push({ renewAt, deliveries: claimed });
+    this.#nextRenewalAt = Math.min(this.#nextRenewalAt, renewAt);
+  }
+
+  /**
+   * Renews the leases of the deliveries held here longer than #renewAfterMs, in one statement: a deep claim behind slow
+   * receivers may wait longer than its lease, and a lease that ran out lets another claim send it a second time. In a
+   * drain that keeps up, nothing is held that long and this costs a comparison of two numbers. Checked whenever an
+   * attempt ends (so at least once per time-out while anything is in flight, and so held).
+   */
+  #renewLeases(): void {
+    if (this.#renewing || this.#held.length === 0) return;
+    const now = Date.now();
+    if (now < this.#nextRenewalAt) return;
+    const due: ClaimedDelivery[] = [];
+    const later: HeldClaims[] = [];
+    for (const claims of this.#held) {
+      if (claims.renewAt > now) later.push(claims);
+      else for (const d of claims.deliveries) if (this.#open.has(d)) due.push(d);
+    }
+    this.#held = later;
+    this.#nextRenewalAt = Math.min(...later.map((c) => c.renewAt));
+    if (due.length === 0) return;
+    const leaseMs = this.leaseMs;
+    this.#renewing = renewLeases(this.db, due, leaseMs)
+      .then(
+        () => {
+          this.#renewalOutage.worked();
+          return Date.now() + this.#renewAfterMs;
+        },
+        (err: unknown) => {
+          this.#renewalOutage.failed(err, { count: due.length });
+          return Date.now() + RENEW_RETRY_MS;
+        },
+      )
+      .then((renewAt) => {
+        this.#held.push({ renewAt, deliveries: due });
+        this.#nextRenewalAt = Math.min(this.#nextRenewalAt, renewAt);
+      })
+      .finally(() => (this.#renewing = undefined));
+  }
+
+  /** Nothing is held: the lease bookkeeping starts afresh (and lets go of what it kept). */
+  #forgetHeld(): void {
+    if (this.#lanes.claimed > 0) return;
+    this.#open.clear();
+    this.#held = [];
+    this.#nextRenewalAt = Infinity;
   }
 
   /**
@@ -371,6 +487,7 @@ export class DeliveryWorker {
   async #giveBackWaiting(): Promise<void> {
     const waiting = this.#lanes.takeWaiting();
     if (waiting.length === 0) return;
+    for (const d of waiting) this.#open.delete(d);
     this.#wakeSlotWaiters();
     await releaseClaims(this.db, waiting).catch((err: unknown) => this.log.error({ err }, 'could not release waiting claims; they go out after their lease'));
   }
@@ -382,6 +499,7 @@ export class DeliveryWorker {
       if (!delivery) return;
       void this.#attempt(delivery).then((record) => {
         if (record) this.#outcomes.add(record);
+        this.#open.delete(delivery);
         this.#lanes.finished(delivery);
         this.#startWaiting();
         this.#wakeSlotWaiters();
@@ -408,6 +526,7 @@ export class DeliveryWorker {
       if (interrupted()) return;
       await this.#slotFreed();
     }
+    this.#forgetHeld();
     await this.#outcomes.settle();
   }
 
@@ -416,9 +535,16 @@ export class DeliveryWorker {
   }
 
   #wakeSlotWaiters(): void {
+    this.#renewLeases();
     const waiters = this.#slotWaiters.splice(0);
     for (const wake of waiters) wake();
   }
+}
+
+/** Deliveries claimed together, and when those of them still held here have their leases renewed. */
+interface HeldClaims {
+  renewAt: number;
+  deliveries: ClaimedDelivery[];
 }
 
 /** The outcome of a ping whose webhook's secret this process cannot open: failed, not sent. */

@@ -1,3 +1,4 @@
+import { nullableIntegerArray, textArray } from '../db/array-literals.js';
 import { namedStatement, type Queryable } from '../db/database.js';
 import { COUNT_ATTEMPTS_CTE } from './attempt-counts.js';
 import type { AttemptLogEntry } from './read-model.js';
@@ -154,17 +155,21 @@ export async function recordAttempts(db: Queryable, records: readonly AttemptRec
   return rows[0]!;
 }
 
-/** The parameters of RECORD_ATTEMPTS_SQL: one array per column, in the records' order. */
+/**
+ * The parameters of RECORD_ATTEMPTS_SQL: one array per column, in the records' order, as literals built here (see
+ * db/array-literals.ts): pg's own escaping of the attempt log entries (JSON, full of quotes) was a third of the
+ * batch's cost in the worker (bench/README.md, "Contention").
+ */
 export function recordParameters(records: readonly AttemptRecord[], autoDisableAfterMs: number): unknown[] {
   return [
-    records.map((r) => r.id),
-    records.map((r) => r.leaseToken),
-    records.map((r) => r.status),
-    records.map((r) => r.nextAttemptAt),
-    records.map((r) => r.attemptedAt),
-    records.map((r) => r.responseStatus),
-    records.map((r) => r.error),
-    records.map((r) => JSON.stringify(r.logEntry)),
+    nullableIntegerArray(records.map((r) => r.id)),
+    nullableIntegerArray(records.map((r) => r.leaseToken)),
+    textArray(records.map((r) => r.status)),
+    nullableIntegerArray(records.map((r) => r.nextAttemptAt)),
+    nullableIntegerArray(records.map((r) => r.attemptedAt)),
+    nullableIntegerArray(records.map((r) => r.responseStatus)),
+    textArray(records.map((r) => r.error)),
+    textArray(records.map((r) => JSON.stringify(r.logEntry))),
     autoDisableAfterMs,
     records.map((r) => r.logEntry.durationMs),
   ];
@@ -231,6 +236,22 @@ export async function releaseClaims(db: Queryable, claims: readonly Pick<Claimed
      WHERE d.id = u.id AND d.lease_token = u.lease_token AND d.status = 'pending'`,
     [claims.map((c) => c.id), claims.map((c) => c.leaseToken)],
   );
+}
+
+/**
+ * Extends the leases of claims still held by this process (waiting for a slot, or in flight) to `leaseMs` from now:
+ * a claim whose lease ran out may be claimed and sent again elsewhere. Only the claim each lease belongs to
+ * (`lease_token`), and only while pending. Not counted as an attempt.
+ */
+export async function renewLeases(db: Queryable, claims: readonly Pick<ClaimedDelivery, 'id' | 'leaseToken'>[], leaseMs: number): Promise<number> {
+  if (claims.length === 0) return 0;
+  const { rowCount } = await db.query(
+    `UPDATE webhook_deliveries d SET locked_until = now() + $3 * interval '1 millisecond'
+     FROM unnest($1::bigint[], $2::int[]) AS u(id, lease_token)
+     WHERE d.id = u.id AND d.lease_token = u.lease_token AND d.status = 'pending'`,
+    [claims.map((c) => c.id), claims.map((c) => c.leaseToken), leaseMs],
+  );
+  return rowCount;
 }
 
 /**

@@ -34,13 +34,13 @@ const TIME_OF_EVENT = `to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH
  * The statement for `search`: only the filters given, each a plain condition on an indexed column, so the planner sees
  * which hold and picks what to walk (a `$n IS NULL OR …` condition would hide that from it). Two orders, newest first:
  *
- * - Without a time range, by delivery id, the cursor the last id seen: the primary key backwards (no filter, status
- *   `sent`, an event type or answer most deliveries have), (webhook_id, id) for a webhook, the partial index of a
- *   webhook's failed deliveries, the event indexes for a case or an alert (then each event's deliveries, sorted).
- * - With a time range, by the event's time, then delivery id: the events' time indexes (created_at; event_type or
- *   alert_id first) read in that order, each event's deliveries probed, so a page costs about a page of probes
- *   wherever the range lies. By id instead, a range in the past was read only after every delivery newer than it
- *   (ids follow time, but the planner cannot know it): 0.8 s for an hour three days back among 1,000,000.
+ * - Without a time range, by delivery id, the cursor the last id seen: the primary key backwards (no filter, an
+ *   alert, a status, an event type or an answer, each kept as it comes), (webhook_id, id) for a webhook, the partial
+ *   indexes of a webhook's failed deliveries and of pings, the events' case index (then the case's deliveries, sorted).
+ * - With a time range, by the event's time, then delivery id: the events' time index read in that order, each event's
+ *   deliveries probed, so a page costs about a page of probes wherever the range lies. By id instead, a range in the
+ *   past was read only after every delivery newer than it (ids follow time, but the planner cannot know it): 0.8 s
+ *   for an hour three days back among 1,000,000.
  *
  * Either way a page is a range of the order's keys, so deliveries recorded meanwhile (newer) never move the pages
  * after the first. A delivery's created_at is its event's (one statement writes both), so times are read on the event.
@@ -60,6 +60,8 @@ export function searchStatement(search: DeliverySearch): { text: string; values:
   if (search.status !== undefined) where((p) => `d.status = ${p}`, search.status);
   if (search.responseStatus !== undefined) where((p) => `d.response_status = ${p}`, search.responseStatus);
   if (search.eventType !== undefined) where((p) => `e.event_type = ${p}`, search.eventType);
+  // Said of the delivery too, so its partial index of pings can answer (a ping's event is a ping, and nothing else's).
+  if (search.eventType === 'ping') conditions.push('d.is_ping');
   if (search.caseId !== undefined) where((p) => `e.case_id = ${p}`, search.caseId);
   if (search.alertId !== undefined) where((p) => `e.alert_id = ${p}`, search.alertId);
   if (search.since !== undefined) where((p) => `e.created_at >= ${p}`, search.since);

@@ -24,4 +24,14 @@ describe('array literals', () => {
     const { rows: some } = await t.db.query<{ n: (number | null)[] }>('SELECT $1::int[] AS n', [nullableIntegerArray([3, null, 5])]);
     expect(some[0]!.n).toEqual([3, null, 5]);
   });
+
+  it('reads back nulls among numbers and strings (an outcome batch: epoch milliseconds, statuses, errors)', async () => {
+    const numbers = [Date.now(), null, 0, -3, 2 ** 53 - 1];
+    const { rows } = await t.db.query<{ n: (number | null)[]; s: (string | null)[] }>('SELECT $1::float8[] AS n, $2::text[] AS s', [
+      nullableIntegerArray(numbers),
+      textArray([null, 'NULL', 'receiver answered 500', null, '"']),
+    ]);
+    expect(rows[0]!.n).toEqual(numbers);
+    expect(rows[0]!.s).toEqual([null, 'NULL', 'receiver answered 500', null, '"']);
+  });
 });

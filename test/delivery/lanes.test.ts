@@ -102,6 +102,26 @@ describe('delivery lanes', () => {
     expect(lanes.takeWaiting()).toEqual([]);
   });
 
+  it('scales the room of moving lanes with the claim depth, and keeps a stalled lane at depth 1', () => {
+    let now = 0;
+    const lanes = new Lanes<Claimed>(LIMITS, () => now);
+    lanes.accept([...claims(1, 4), ...claims(2, 4)]);
+    // Depth 1: each holds 4 of 4, no room for a claim of 2.
+    expect(lanes.withoutRoom()).toEqual([1, 2]);
+    const epoch = lanes.epoch;
+    lanes.depth = 2;
+    expect(lanes.epoch).toBe(epoch + 1); // lanes may have gained room: a loop waiting for room looks again
+    // Depth 2: 8 a lane, claimed for once 4 are free; each holds 4.
+    expect(lanes.withoutRoom()).toEqual([]);
+    const started = startAll(lanes);
+    now = STALLED_AFTER_MS + 1;
+    // Webhook 2's attempts ended in time; webhook 1's have not: stalled, its lane is back to 4 and full.
+    for (const d of started.filter((s) => s.webhookId === 2)) lanes.finished(d);
+    expect(lanes.withoutRoom()).toEqual([1]);
+    expect(lanes.finishedCount).toBe(2);
+    expect(() => (lanes.depth = 0)).toThrow(RangeError);
+  });
+
   it('refuses to finish an attempt that was never started', () => {
     const lanes = new Lanes<Claimed>(LIMITS);
     const [waiting] = claims(1, 1);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { claimDueDeliveries, recordAttempts } from '../../src/outbox/claims.js';
+import { claimDueDeliveries, recordAttempts, renewLeases } from '../../src/outbox/claims.js';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { useTestService } from '../support/test-service.js';
 
@@ -43,6 +43,27 @@ describe('claims and leases', () => {
     expect((await recordAttempts(t.db, again.map((d, i) => ({ ...stale[i]!, leaseToken: d.leaseToken })))).recorded).toBe(3);
     const sent = await t.db.query<{ status: string; locked_until: Date | null }>('SELECT status, locked_until FROM webhook_deliveries');
     expect(sent.rows.every((r) => r.status === 'sent' && r.locked_until === null)).toBe(true);
+  });
+
+  it('renews the lease of a claim still held, and not of one whose lease passed to another claim', async () => {
+    const alert = await createAlert(t.admin, 'src', { title: 'renewed' });
+    await reportMatches(t.admin, 'src', alert.id, [{ nodes: ['r1'] }, { nodes: ['r2'] }]);
+    const held = await claimDueDeliveries(t.db, { limit: 10, leaseMs: 300 });
+    expect(held).toHaveLength(2);
+    // The first is renewed for a minute; the second is left to lapse, and is claimed again.
+    expect(await renewLeases(t.db, [held[0]!], 60_000)).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const again = await claimDueDeliveries(t.db, { limit: 10, leaseMs: 60_000 });
+    expect(again.map((d) => d.id)).toEqual([held[1]!.id]);
+    // The lapsed claim's renewal comes too late: the row's lease belongs to the new claim, and stays as it is.
+    expect(await renewLeases(t.db, [held[1]!], 1)).toBe(0);
+    const { rows } = await t.db.query<{ id: string; left: number }>(
+      `SELECT id, extract(epoch FROM locked_until - now())::float8 AS left FROM webhook_deliveries WHERE id = ANY($1::bigint[]) ORDER BY id`,
+      [held.map((d) => d.id)],
+    );
+    expect(rows.every((r) => r.left > 50)).toBe(true);
+    // The attempt was counted once per claim, never by a renewal.
+    expect(again[0]!.attempts).toBe(held[1]!.attempts + 1);
   });
 
   it('leaves webhooks at their bound to other workers', async () => {

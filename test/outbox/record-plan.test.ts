@@ -5,7 +5,9 @@ import { planNodes, visits, type PlanNode } from '../support/query-plan.js';
 import { openTestDatabase, type TestDatabase } from '../support/test-service.js';
 
 /** A parameter as an SQL literal of its type (EXECUTE takes expressions, not bound parameters). */
+// recordParameters answers arrays as array literals (text): quoted as SQL text, cast to the array type.
 function literal(value: unknown, type: string): string {
+  if (typeof value === 'string') return `'${value.replaceAll("'", "''")}'::${type}[]`;
   if (!Array.isArray(value)) return `${String(value)}::${type}`;
   const items = value.map((v) => (v === null ? 'NULL' : typeof v === 'string' ? `'${v.replaceAll("'", "''")}'` : String(v)));
   return `ARRAY[${items.join(', ')}]::${type}[]`;

@@ -1,5 +1,5 @@
 /**
- * graphile-worker 0.17 as a webhook sender, in a process of its own (forked by graphile-worker.ts with `--import tsx`,
+ * graphile-worker 0.17 as a webhook sender, in a process of its own (forked by peer.ts with `--import tsx`,
  * as the ceiling client also runs): each job POSTs its pre-rendered newCase body, signed as the service signs a
  * delivery (both HMACs, with its webhook's key), to the receiver through one undici Pool; any answer but 2xx throws,
  * so graphile-worker retries it. Env: PEER_DATABASE_URL, PEER_RECEIVER_URL. IPC: `ready` once it runs, `stop` to end.
@@ -7,7 +7,8 @@
 import { Logger, run, type Task } from 'graphile-worker';
 import { Pool } from 'undici';
 import { deliveryHeaders, webhookKey } from '../ceiling.js';
-import { GRAPHILE_PRESET, PEER_TASK, type PeerJobPayload } from './graphile-worker-settings.js';
+import { GRAPHILE_PRESET, PEER_TASK } from './graphile-worker-settings.js';
+import type { PeerJobPayload } from './peer.js';
 
 const receiver = new URL(process.env.PEER_RECEIVER_URL!);
 const pool = new Pool(receiver.origin, { connections: GRAPHILE_PRESET.concurrentJobs });

@@ -24,9 +24,3 @@ export const GRAPHILE_PRESET = {
 
 /** The one task: POST a signed delivery. */
 export const PEER_TASK = 'deliver';
-
-/** A job: which bench webhook (its signing key) and the body, rendered when the job is added as an event's is. */
-export interface PeerJobPayload {
-  webhook: number;
-  body: string;
-}

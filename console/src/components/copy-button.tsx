@@ -31,6 +31,7 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
       <button type="button" class="secondary" onClick={() => void copy()}>
         {label}
       </button>
+      {/* Shown over the page below the button, not beside it: the message never moves a button. */}
       <span role="status" class="copy-status">
         {copied === true ? 'Copied' : copied === false ? 'Could not copy: select and copy by hand' : ''}
       </span>

@@ -73,3 +73,11 @@ export function SelectField({ label, error, options, ...select }: SelectProps) {
     </div>
   );
 }
+
+/** The API's rules for a new secret (docs/api.md, Webhooks), as the secret fields say them. */
+export const SECRET_RULES = '16 characters or more, at least 6 different, no tab or line break';
+
+/** A webhook secret as typed: never completed or spell-checked by the browser; the rules and the API's refusal beside it. */
+export function SecretField({ hint, ...props }: Pick<FieldProps, 'value' | 'error' | 'onInput' | 'children'> & { hint: string }) {
+  return <Field label="Secret" autoComplete="off" spellcheck={false} hint={`${hint} ${SECRET_RULES}.`} {...props} />;
+}

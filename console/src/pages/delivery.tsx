@@ -1,12 +1,13 @@
 import { useState } from 'preact/hooks';
 import { messageOf, post } from '../api';
 import { CopyButton } from '../components/copy-button';
-import { Notice, StatusBadge } from '../components/notice';
+import { DeliveryBadges, isQueued, OutcomeSlot } from '../components/notice';
+import { curlCommand } from '../curl';
 import { formatTime } from '../format';
-import type { Delivery } from '../types';
+import type { Attempt, Delivery } from '../types';
 import { useApi } from '../use-api';
 
-/** One delivery opened: its payload, the headers it is sent with, its attempt log, and redelivery. */
+/** One delivery opened: its attempts as sent and answered (each copyable as curl), its payload, and redelivery. */
 export function DeliveryDetail({
   webhookId,
   deliveryId,
@@ -42,21 +43,23 @@ export function DeliveryDetail({
   };
 
   const payload = delivery ? JSON.stringify(delivery.payload, null, 2) : '';
-  const lastAttempt = delivery?.attemptLog?.at(-1);
+  // The exact bytes sent: the payload is kept as compact JSON, which JSON.stringify writes again byte for byte.
+  const body = delivery ? JSON.stringify(delivery.payload) : '';
+  const log = delivery?.attemptLog ?? [];
   return (
     <section class="detail" aria-labelledby="delivery-title">
       <div class="section-head">
         <h3 id="delivery-title">Delivery {deliveryId}</h3>
-        {delivery ? <StatusBadge status={delivery.status} /> : null}
-        <button type="button" class="secondary" onClick={() => void redeliver()} disabled={!delivery || delivery.status === 'pending'}>
+        {delivery ? <DeliveryBadges delivery={delivery} /> : null}
+        {/* At the row's end: a status that changes ("failed", then "queued") never moves them. */}
+        <button type="button" class="secondary at-end" onClick={() => void redeliver()} disabled={!delivery || delivery.status === 'pending'}>
           Redeliver
         </button>
         <button type="button" class="secondary" onClick={onClose}>
           Close delivery
         </button>
       </div>
-      {error ? <Notice kind="error">{error}</Notice> : null}
-      {redelivered ? <Notice kind="success">{redelivered}</Notice> : null}
+      <OutcomeSlot outcome={error ? { kind: 'error', text: error } : redelivered ? { kind: 'success', text: redelivered } : undefined} />
       {!delivery ? (
         <p class="loading">Loading…</p>
       ) : (
@@ -65,13 +68,14 @@ export function DeliveryDetail({
             <dt>Event</dt>
             <dd>
               <code>{delivery.payload.eventType}</code>
+              {delivery.test ? <span class="muted"> (a test: sent once, never retried)</span> : null}
             </dd>
             <dt>Attempts</dt>
-            <dd>{delivery.attempts}</dd>
+            <dd>{delivery.attempts === 0 && log.length > 0 ? `none since it was redelivered (${log.length} before)` : delivery.attempts}</dd>
             <dt>Sent</dt>
             <dd>{formatTime(delivery.sentDate)}</dd>
             <dt>Next attempt</dt>
-            <dd>{formatTime(delivery.nextAttemptAt)}</dd>
+            <dd>{isQueued(delivery) ? 'queued: it goes out at the next delivery run' : formatTime(delivery.nextAttemptAt)}</dd>
             {delivery.error ? (
               <>
                 <dt>Last error</dt>
@@ -81,82 +85,108 @@ export function DeliveryDetail({
           </dl>
 
           <h4 id="attempt-log">Attempt log</h4>
-          {delivery.attemptLog?.length ? (
-            <table class="data" aria-labelledby="attempt-log">
-              <thead>
-                <tr>
-                  <th scope="col">Time</th>
-                  <th scope="col">Duration</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Error</th>
-                  <th scope="col">Receiver's answer</th>
-                </tr>
-              </thead>
-              <tbody>
-                {delivery.attemptLog.map((a, i) => (
-                  <tr key={i}>
-                    <td>{formatTime(a.attemptedAt)}</td>
-                    <td class="num">{a.durationMs} ms</td>
-                    <td>{a.responseStatus ?? '—'}</td>
-                    <td>{a.error ?? '—'}</td>
-                    <td>{a.responseBody ? <pre class="answer">{a.responseBody}</pre> : <span class="muted">empty</span>}</td>
-                  </tr>
+          {log.length ? (
+            <>
+              <p class="hint">
+                Each attempt as sent and as answered. The signature headers are not secrets: each proves one body at one time, and the secret itself is never sent, so
+                "Copy as curl" holds none. A receiver that checks <code>webhook-timestamp</code> refuses a copy once it is older than its tolerance.
+              </p>
+              <ol class="attempts" aria-labelledby="attempt-log">
+                {log.map((attempt, i) => (
+                  <AttemptItem key={i} attempt={attempt} number={i + 1} open={i === log.length - 1} body={body} />
                 ))}
-              </tbody>
-            </table>
+              </ol>
+            </>
           ) : (
             <p class="muted">No attempt yet.</p>
           )}
 
           <div class="section-head">
             <h4 id="payload">Payload</h4>
-            <CopyButton text={JSON.stringify(delivery.payload)} label="Copy payload" />
+            <CopyButton text={body} label="Copy payload" />
           </div>
           <pre class="payload" aria-labelledby="payload" tabIndex={0}>
             {payload}
           </pre>
-
-          <h4 id="headers">Headers</h4>
-          <p class="muted">
-            The service does not keep the headers it sent: these are the names and how each value is made, with the signatures masked.
-          </p>
-          <table class="data" aria-labelledby="headers">
-            <thead>
-              <tr>
-                <th scope="col">Header</th>
-                <th scope="col">Value</th>
-                <th scope="col">How it is made</th>
-              </tr>
-            </thead>
-            <tbody>
-              <Header name="Content-Type" value="application/json" how="always" />
-              <Header name="User-Agent" value="alert-webhooks/<version>" how="the service's name and version" />
-              <Header name="X-Payload-HMAC" value="••••••••" how="lowercase hex of HMAC-SHA256 of the exact body bytes, keyed by the webhook's secret" />
-              <Header name="webhook-id" value={String(delivery.id)} how="the delivery id: the same on every attempt, for dropping repeats" />
-              <Header
-                name="webhook-timestamp"
-                value={lastAttempt ? `≈ ${Math.floor(new Date(lastAttempt.attemptedAt).getTime() / 1000)}` : '—'}
-                how="Unix seconds of each attempt (shown: the last attempt's)"
-              />
-              <Header name="webhook-signature" value="v1,••••••••" how={'base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>", same key (Standard Webhooks)'} />
-            </tbody>
-          </table>
         </>
       )}
     </section>
   );
 }
 
-function Header({ name, value, how }: { name: string; value: string; how: string }) {
+/** One attempt: when, what came back and how fast; opened, the request sent (copyable as curl) and the whole answer. */
+function AttemptItem({ attempt, number, open, body }: { attempt: Attempt; number: number; open: boolean; body: string }) {
+  const answered = attempt.responseStatus !== undefined;
+  const ok = answered && attempt.responseStatus! >= 200 && attempt.responseStatus! < 300;
   return (
-    <tr>
-      <th scope="row">
-        <code>{name}</code>
-      </th>
-      <td>
-        <code>{value}</code>
-      </td>
-      <td>{how}</td>
-    </tr>
+    <li class="attempt" aria-label={`Attempt ${number}`}>
+      <div class="attempt-head">
+        <strong>Attempt {number}</strong>
+        <span>{formatTime(attempt.attemptedAt)}</span>
+        <span class={`badge ${ok ? 'badge-sent' : 'badge-failed'}`}>{answered ? attempt.responseStatus : 'no answer'}</span>
+        <span class="muted">
+          {attempt.durationMs} ms{attempt.timeToFirstByteMs !== undefined ? `, first byte after ${attempt.timeToFirstByteMs} ms` : ''}
+        </span>
+      </div>
+      {attempt.error ? <p class="attempt-error">{attempt.error}</p> : null}
+      <details open={open}>
+        <summary>Request and answer</summary>
+        <div class="exchange">
+          <div>
+            <h5>Request</h5>
+            <p class="url">POST {attempt.url ?? '(URL not recorded)'}</p>
+            {attempt.requestHeaders ? (
+              <>
+                <Headers headers={attempt.requestHeaders} label={`Request headers of attempt ${number}`} />
+                {attempt.url ? <CopyButton text={curlCommand(attempt.url, attempt.requestHeaders, body)} label="Copy as curl" /> : null}
+              </>
+            ) : (
+              <p class="muted">Headers not recorded: this attempt was made before the service kept them.</p>
+            )}
+          </div>
+          <div>
+            <h5>Answer</h5>
+            {!answered ? (
+              <p class="muted">No answer came{attempt.error ? `: ${attempt.error}` : ''}.</p>
+            ) : (
+              <>
+                <p>
+                  Status <strong>{attempt.responseStatus}</strong>
+                </p>
+                {attempt.responseHeaders ? <Headers headers={attempt.responseHeaders} label={`Answer headers of attempt ${number}`} /> : null}
+                {attempt.responseHeadersTruncated ? <p class="hint">More headers came than are kept (40, 4,096 characters in all).</p> : null}
+                {attempt.responseBody ? (
+                  <pre class="answer" aria-label={`Answer body of attempt ${number}`} tabIndex={0}>
+                    {attempt.responseBody}
+                  </pre>
+                ) : (
+                  <p class="muted">Empty body.</p>
+                )}
+                {attempt.responseBodyTruncated ? <p class="hint">The body went on: only its first 4 KiB are kept.</p> : null}
+              </>
+            )}
+          </div>
+        </div>
+      </details>
+    </li>
+  );
+}
+
+function Headers({ headers, label }: { headers: Readonly<Record<string, string>>; label: string }) {
+  return (
+    <table class="headers" aria-label={label}>
+      <tbody>
+        {Object.entries(headers).map(([name, value]) => (
+          <tr key={name}>
+            <th scope="row">
+              <code>{name}</code>
+            </th>
+            <td>
+              <code>{value}</code>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

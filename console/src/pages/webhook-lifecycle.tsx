@@ -1,9 +1,9 @@
-import { useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { ApiError, fieldOf, messageOf, patch, post } from '../api';
 import { CopyButton } from '../components/copy-button';
 import { EventsField, fromEvents, toEvents } from '../components/events-picker';
-import { Field } from '../components/field';
-import { Notice } from '../components/notice';
+import { Field, SecretField } from '../components/field';
+import { Notice, type Outcome } from '../components/notice';
 import { formatDuration, formatTime } from '../format';
 import type { DataSource, SecretRotation, Webhook } from '../types';
 
@@ -14,21 +14,20 @@ const EDIT_FIELDS = ['url', 'events', 'description'] as const;
 type EditField = (typeof EDIT_FIELDS)[number];
 
 /** PATCH url, events and description together: the API applies all or nothing, so a refusal changes nothing. */
-export function EditWebhook({ webhook, sources, onSaved }: { webhook: Webhook; sources: DataSource[]; onSaved: (w: Webhook) => void }) {
+export function EditWebhook({ webhook, sources, onSaved, onOutcome }: { webhook: Webhook; sources: DataSource[]; onSaved: (w: Webhook) => void; onOutcome: (outcome: Outcome | undefined) => void }) {
   const [open, setOpen] = useState(false);
   const [url, setUrl] = useState(webhook.url);
   const [description, setDescription] = useState(webhook.description);
   const [events, setEvents] = useState(() => fromEvents(webhook.events));
   const [errors, setErrors] = useState<Partial<Record<EditField | 'form', string>>>({});
   const [busy, setBusy] = useState(false);
-  const [saved, setSaved] = useState(false);
 
   const start = () => {
     setUrl(webhook.url);
     setDescription(webhook.description);
     setEvents(fromEvents(webhook.events));
     setErrors({});
-    setSaved(false);
+    onOutcome(undefined);
     setOpen(true);
   };
   const submit = async (e: Event) => {
@@ -38,7 +37,7 @@ export function EditWebhook({ webhook, sources, onSaved }: { webhook: Webhook; s
     try {
       onSaved(await patch<Webhook>(`/api/admin/webhooks/${webhook.id}`, { url, description, events: toEvents(events) }));
       setOpen(false);
-      setSaved(true);
+      onOutcome({ kind: 'success', text: 'Changes saved.' });
     } catch (err) {
       const message = messageOf(err);
       const field = err instanceof ApiError && err.key === 'dataSource_unavailable' ? 'events' : fieldOf(err, EDIT_FIELDS);
@@ -50,12 +49,9 @@ export function EditWebhook({ webhook, sources, onSaved }: { webhook: Webhook; s
 
   if (!open) {
     return (
-      <div class="inline-action">
-        <button type="button" class="secondary" onClick={start}>
-          Edit webhook
-        </button>
-        {saved ? <Notice kind="success">Changes saved.</Notice> : null}
-      </div>
+      <button type="button" class="secondary" onClick={start}>
+        Edit webhook
+      </button>
     );
   }
   return (
@@ -63,7 +59,6 @@ export function EditWebhook({ webhook, sources, onSaved }: { webhook: Webhook; s
       <Field label="URL" type="url" value={url} error={errors.url} onInput={(e) => setUrl(e.currentTarget.value)} />
       <Field label="Description" value={description} error={errors.description} hint="What this receiver is, for the people who read this list; 500 characters at most." onInput={(e) => setDescription(e.currentTarget.value)} />
       <EventsField sources={sources} checked={events} onChange={setEvents} error={errors.events} />
-      {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
       <div class="actions">
         <button type="submit" disabled={busy}>
           Save changes
@@ -72,60 +67,73 @@ export function EditWebhook({ webhook, sources, onSaved }: { webhook: Webhook; s
           Cancel
         </button>
       </div>
+      {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
     </form>
   );
 }
 
 /** Disabling keeps recording deliveries without sending them; enabling sends what waited, oldest first. */
-export function EnableToggle({ webhook, onChanged }: { webhook: Webhook; onChanged: (w: Webhook) => void }) {
+export function EnableToggle({ webhook, onChanged, onOutcome }: { webhook: Webhook; onChanged: (w: Webhook) => void; onOutcome: (outcome: Outcome | undefined) => void }) {
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
   const toggle = async () => {
     setBusy(true);
-    setError(undefined);
+    onOutcome(undefined);
     try {
       onChanged(await patch<Webhook>(`/api/admin/webhooks/${webhook.id}`, { enabled: !webhook.enabled }));
     } catch (err) {
-      setError(messageOf(err));
+      onOutcome({ kind: 'error', text: messageOf(err) });
     } finally {
       setBusy(false);
     }
   };
   return (
-    <div class="inline-action">
-      <button type="button" class={webhook.enabled ? 'secondary' : ''} disabled={busy} onClick={() => void toggle()}>
-        {webhook.enabled ? 'Disable webhook' : 'Enable webhook'}
-      </button>
-      {error ? <Notice kind="error">{error}</Notice> : null}
-    </div>
+    <button type="button" class={webhook.enabled ? 'secondary' : ''} disabled={busy} onClick={() => void toggle()}>
+      {webhook.enabled ? 'Disable webhook' : 'Enable webhook'}
+    </button>
   );
 }
 
 const DAY_MS = 86_400_000;
 
+const ROTATE_FIELDS = ['secret', 'overlapMs'] as const;
+type RotateField = (typeof ROTATE_FIELDS)[number];
+
 /**
- * A new secret generated by the service (shown once, with a copy button); the previous one keeps signing for the
+ * A new secret, generated by the service (shown once, with a copy button) or typed by the Admin (never shown back:
+ * the receiver has it already, as the X-Payload-HMAC procedure needs). The previous one keeps signing for the
  * overlap, so the receiver can move over without dropping deliveries.
  */
-export function RotateSecret({ webhook, onRotated }: { webhook: Webhook; onRotated: () => void }) {
+export function RotateSecret({ webhook, onRotated, onOutcome }: { webhook: Webhook; onRotated: () => void; onOutcome: (outcome: Outcome | undefined) => void }) {
   const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState(false);
+  const [secret, setSecret] = useState('');
   const [overlap, setOverlap] = useState(String(DAY_MS));
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const [errors, setErrors] = useState<Partial<Record<RotateField | 'form', string>>>({});
   const [rotation, setRotation] = useState<SecretRotation>();
+  const id = useId();
 
   const rotate = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
-    setError(undefined);
+    setErrors({});
     try {
       const text = overlap.trim();
-      const body = text === '' ? {} : { overlapMs: /^\d+$/.test(text) ? Number(text) : text };
-      setRotation(await post<SecretRotation>(`/api/admin/webhooks/${webhook.id}/secret`, body));
+      const body = {
+        ...(typed ? { secret } : {}),
+        ...(text === '' ? {} : { overlapMs: /^\d+$/.test(text) ? Number(text) : text }),
+      };
+      const answer = await post<SecretRotation>(`/api/admin/webhooks/${webhook.id}/secret`, body);
+      setRotation(answer);
+      setSecret('');
       setOpen(false);
+      if (!answer.secret) {
+        const until = answer.previousSecretExpiresAt ? `the previous one signs too until ${formatTime(answer.previousSecretExpiresAt)}` : 'the previous one no longer signs';
+        onOutcome({ kind: 'success', text: `Secret rotated to the one you typed: it signs from now on, and ${until}.` });
+      }
       onRotated();
     } catch (err) {
-      setError(messageOf(err));
+      setErrors({ [fieldOf(err, ROTATE_FIELDS) ?? 'form']: messageOf(err) });
     } finally {
       setBusy(false);
     }
@@ -135,24 +143,50 @@ export function RotateSecret({ webhook, onRotated }: { webhook: Webhook; onRotat
       ? 'The previous secret stops signing at once.'
       : `The previous secret keeps signing for ${formatDuration(Number(overlap))} (at most 7 days).`
     : 'A whole number of milliseconds; empty for the default, 1 day.';
+  const start = () => {
+    setOpen(true);
+    setRotation(undefined);
+    setErrors({});
+    onOutcome(undefined);
+  };
 
   return (
     <div class={open || rotation?.secret ? 'panel' : 'inline-action'}>
       {!open ? (
-        <button type="button" class="secondary" onClick={() => (setOpen(true), setRotation(undefined), setError(undefined))}>
+        <button type="button" class="secondary" onClick={start}>
           Rotate secret
         </button>
       ) : (
         <form aria-label="Rotate secret" onSubmit={(e) => void rotate(e)} noValidate>
-          <Field label="Overlap (ms)" inputMode="numeric" value={overlap} error={error} hint={overlapReading} onInput={(e) => setOverlap(e.currentTarget.value)} />
+          <fieldset>
+            <legend>New secret</legend>
+            <div class="field checkbox">
+              <input type="radio" id={`${id}-generate`} name={`${id}-kind`} checked={!typed} onChange={() => setTyped(false)} />
+              <label for={`${id}-generate`}>Generate one (shown once)</label>
+            </div>
+            <div class="field checkbox">
+              <input type="radio" id={`${id}-typed`} name={`${id}-kind`} checked={typed} onChange={() => setTyped(true)} />
+              <label for={`${id}-typed`}>Type my own secret</label>
+            </div>
+          </fieldset>
+          {typed ? (
+            <SecretField
+              value={secret}
+              error={errors.secret}
+              hint="For an X-Payload-HMAC receiver, make it accept this secret first, then rotate with an overlap of 0."
+              onInput={(e) => setSecret(e.currentTarget.value)}
+            />
+          ) : null}
+          <Field label="Overlap (ms)" inputMode="numeric" value={overlap} error={errors.overlapMs} hint={overlapReading} onInput={(e) => setOverlap(e.currentTarget.value)} />
           <div class="actions">
             <button type="submit" disabled={busy}>
-              Generate new secret
+              {typed ? 'Rotate to this secret' : 'Generate new secret'}
             </button>
             <button type="button" class="secondary" onClick={() => setOpen(false)}>
               Cancel
             </button>
           </div>
+          {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
         </form>
       )}
       {rotation?.secret ? (

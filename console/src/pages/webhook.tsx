@@ -1,14 +1,15 @@
-import { useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { ApiError, del, get, messageOf, post } from '../api';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { describeEvents } from '../components/events-picker';
 import { Link } from '../components/link';
-import { EnabledBadge, Notice } from '../components/notice';
+import { EnabledBadge, Notice, OutcomeSlot, type Outcome } from '../components/notice';
 import { PageTitle } from '../components/page';
 import { formatTime } from '../format';
 import { navigate } from '../router';
-import type { DataSource, Delivery, Page, Webhook } from '../types';
+import { EVENT_TYPES, type DataSource, type Delivery, type EventType, type Page, type Webhook } from '../types';
 import { useApi } from '../use-api';
+import { HealthChart } from '../components/health-chart';
 import { Deliveries } from './deliveries';
 import { EditWebhook, EnableToggle, RotateSecret } from './webhook-lifecycle';
 
@@ -17,6 +18,7 @@ export function WebhookPage({ id }: { id: string }) {
   const loaded = useApi<Webhook>(`/api/admin/webhooks/${encodeURIComponent(id)}`);
   const sources = useApi<DataSource[]>('/api/dataSources').data ?? [];
   const { data: webhook, error, setData: setWebhook } = loaded;
+  const [outcome, setOutcome] = useState<Outcome>();
 
   // An id that is not a number answers 400, one that names no webhook 404: both are "not found" here.
   const notFound = error instanceof ApiError && (error.status === 404 || error.status === 400);
@@ -65,60 +67,95 @@ export function WebhookPage({ id }: { id: string }) {
       <section aria-labelledby="webhook-actions" class="card">
         <h2 id="webhook-actions">Actions</h2>
         <div class="actions">
-          <EnableToggle webhook={webhook} onChanged={setWebhook} />
-          <Ping webhookId={webhook.id} />
-          <Delete webhook={webhook} />
+          <EnableToggle webhook={webhook} onChanged={setWebhook} onOutcome={setOutcome} />
+          <Ping webhookId={webhook.id} onOutcome={setOutcome} />
+          <SendExample webhookId={webhook.id} onOutcome={setOutcome} />
+          <Delete webhook={webhook} onOutcome={setOutcome} />
           {/* Last in the row: opened, each takes the row's whole width below the buttons (.panel). */}
-          <EditWebhook webhook={webhook} sources={sources} onSaved={setWebhook} />
-          <RotateSecret webhook={webhook} onRotated={loaded.reload} />
+          <EditWebhook webhook={webhook} sources={sources} onSaved={setWebhook} onOutcome={setOutcome} />
+          <RotateSecret webhook={webhook} onRotated={loaded.reload} onOutcome={setOutcome} />
         </div>
+        {/* Every action of the row tells its outcome here, below the row: no message moves a button. */}
+        <OutcomeSlot outcome={outcome} />
       </section>
+      <HealthChart webhookId={webhook.id} />
       <Deliveries webhookId={webhook.id} />
     </>
   );
 }
 
-function Ping({ webhookId }: { webhookId: number }) {
+/** "Ping delivered: the receiver answered 204 in 12 ms." or why it failed. */
+function describeTest(what: string, delivery: Delivery): Outcome {
+  const took = delivery.attemptLog?.at(-1)?.durationMs;
+  const answer = delivery.responseStatus ? `the receiver answered ${delivery.responseStatus}` : 'no answer';
+  return delivery.status === 'sent'
+    ? { kind: 'success', text: `${what} delivered: ${answer}${took === undefined ? '' : ` in ${took} ms`}.` }
+    : { kind: 'error', text: `${what} failed: ${delivery.error ?? answer}${delivery.error && delivery.responseStatus ? ` (${answer})` : ''}.` };
+}
+
+function Ping({ webhookId, onOutcome }: { webhookId: number; onOutcome: (outcome: Outcome | undefined) => void }) {
   const [busy, setBusy] = useState(false);
-  const [outcome, setOutcome] = useState<{ ok: boolean; text: string }>();
   const ping = async () => {
     setBusy(true);
-    setOutcome(undefined);
+    onOutcome(undefined);
     try {
-      const delivery = await post<Delivery>(`/api/admin/webhooks/${webhookId}/ping`);
-      const took = delivery.attemptLog?.[0]?.durationMs;
-      const answer = delivery.responseStatus ? `the receiver answered ${delivery.responseStatus}` : 'no answer';
-      setOutcome(
-        delivery.status === 'sent'
-          ? { ok: true, text: `Ping delivered: ${answer}${took === undefined ? '' : ` in ${took} ms`}.` }
-          : { ok: false, text: `Ping failed: ${delivery.error ?? answer}${delivery.error && delivery.responseStatus ? ` (${answer})` : ''}.` },
-      );
+      onOutcome(describeTest('Ping', await post<Delivery>(`/api/admin/webhooks/${webhookId}/ping`)));
     } catch (err) {
-      setOutcome({ ok: false, text: `Ping failed: ${messageOf(err)}` });
+      onOutcome({ kind: 'error', text: `Ping failed: ${messageOf(err)}` });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <button type="button" disabled={busy} onClick={() => void ping()}>
+      {busy ? 'Pinging…' : 'Send ping'}
+    </button>
+  );
+}
+
+/** The documented example of one event type, sent now like a ping, whatever the webhook subscribes to. */
+function SendExample({ webhookId, onOutcome }: { webhookId: number; onOutcome: (outcome: Outcome | undefined) => void }) {
+  const [eventType, setEventType] = useState<EventType>('newCase');
+  const [busy, setBusy] = useState(false);
+  const id = useId();
+  const send = async () => {
+    setBusy(true);
+    onOutcome(undefined);
+    try {
+      onOutcome(describeTest(`Example ${eventType}`, await post<Delivery>(`/api/admin/webhooks/${webhookId}/example`, { eventType })));
+    } catch (err) {
+      onOutcome({ kind: 'error', text: `Example ${eventType} failed: ${messageOf(err)}` });
     } finally {
       setBusy(false);
     }
   };
   return (
     <div class="inline-action">
-      <button type="button" disabled={busy} onClick={() => void ping()}>
-        {busy ? 'Pinging…' : 'Send ping'}
+      <label for={id}>Example of</label>
+      <select id={id} value={eventType} onChange={(e) => setEventType(e.currentTarget.value as EventType)}>
+        {EVENT_TYPES.map((type) => (
+          <option key={type} value={type}>
+            {type}
+          </option>
+        ))}
+      </select>
+      <button type="button" class="secondary" disabled={busy} onClick={() => void send()}>
+        Send example
       </button>
-      {outcome ? <Notice kind={outcome.ok ? 'success' : 'error'}>{outcome.text}</Notice> : null}
     </div>
   );
 }
 
-function Delete({ webhook }: { webhook: Webhook }) {
+function Delete({ webhook, onOutcome }: { webhook: Webhook; onOutcome: (outcome: Outcome | undefined) => void }) {
   const [count, setCount] = useState<number>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const ask = async () => {
-    setError(undefined);
+    onOutcome(undefined);
     try {
       setCount((await get<Page<Delivery>>(`/api/admin/webhooks/${webhook.id}/deliveries?limit=1`)).totalCount);
     } catch (err) {
-      setError(messageOf(err));
+      onOutcome({ kind: 'error', text: messageOf(err) });
     }
   };
   const remove = async () => {
@@ -127,25 +164,31 @@ function Delete({ webhook }: { webhook: Webhook }) {
       await del(`/api/admin/webhooks/${webhook.id}`);
       navigate('/webhooks');
     } catch (err) {
+      // Shown in the dialog, which stays open to try again or cancel.
       setError(messageOf(err));
-      setCount(undefined);
       setBusy(false);
     }
   };
   const deliveries = count === 1 ? '1 delivery' : `${count} deliveries`;
   return (
-    <div class="inline-action">
+    <>
       <button type="button" class="danger" onClick={() => void ask()}>
         Delete webhook
       </button>
-      {error ? <Notice kind="error">{error}</Notice> : null}
       {count !== undefined ? (
-        <ConfirmDialog title="Delete this webhook?" confirmLabel={`Delete webhook and ${deliveries}`} busy={busy} onConfirm={() => void remove()} onCancel={() => setCount(undefined)}>
+        <ConfirmDialog
+          title="Delete this webhook?"
+          confirmLabel={`Delete webhook and ${deliveries}`}
+          busy={busy}
+          onConfirm={() => void remove()}
+          onCancel={() => (setCount(undefined), setError(undefined))}
+        >
           <p>
             The webhook to <span class="url">{webhook.url}</span> stops receiving events, and its {deliveries} go with it. This cannot be undone.
           </p>
+          {error ? <Notice kind="error">{error}</Notice> : null}
         </ConfirmDialog>
       ) : null}
-    </div>
+    </>
   );
 }
