@@ -1,4 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
+import { AlertPage, NewAlertPage, type AlertTab } from './alerts/alert-page';
+import { AlertsIndex, AlertsPage } from './alerts/alerts-page';
 import { get, onSignedOut, post } from './api';
 import { Link } from './components/link';
 import { AdminsOnly, PageTitle } from './components/page';
@@ -61,6 +63,9 @@ export function App() {
         <nav aria-label="Main">
           {session.admin ? (
             <>
+              <NavLink href="/alerts" current={path === '/alerts' || path.startsWith('/sources/')}>
+                Alerts
+              </NavLink>
               <NavLink href="/webhooks" current={path.startsWith('/webhooks')}>
                 Webhooks
               </NavLink>
@@ -118,7 +123,18 @@ function Page({ path, query, session }: { path: string; query: URLSearchParams; 
   }
 
   const webhook = match('/webhooks/:id', path);
-  const known = path === '/webhooks' || webhook || path === '/deliveries' || path === '/settings' || path === '/users' || path === '/receiver-example';
+  const alerts = match('/sources/:sourceKey/alerts', path);
+  const newAlert = match('/sources/:sourceKey/alerts/new', path);
+  const alert = newAlert ? null : match('/sources/:sourceKey/alerts/:alertId', path);
+  const alertTab = match('/sources/:sourceKey/alerts/:alertId/:tab', path);
+  const tab = alertTab && (alertTab.tab === 'runs' || alertTab.tab === 'cases') ? (alertTab.tab as AlertTab) : undefined;
+  const alertPage: { sourceKey: string; alertId: string; tab: AlertTab } | null = alert
+    ? { sourceKey: alert.sourceKey!, alertId: alert.alertId!, tab: 'definition' }
+    : tab
+      ? { sourceKey: alertTab!.sourceKey!, alertId: alertTab!.alertId!, tab }
+      : null;
+  const known =
+    path === '/webhooks' || webhook || path === '/deliveries' || path === '/settings' || path === '/users' || path === '/receiver-example' || path === '/alerts' || alerts || newAlert || alertPage;
   if (!known) {
     return (
       <section>
@@ -134,6 +150,10 @@ function Page({ path, query, session }: { path: string; query: URLSearchParams; 
   if (path === '/webhooks') return <WebhooksPage query={query} />;
   if (path === '/deliveries') return <SearchPage query={query} />;
   if (webhook) return <WebhookPage key={webhook.id} id={webhook.id!} />;
+  if (path === '/alerts') return <AlertsIndex />;
+  if (alerts) return <AlertsPage key={alerts.sourceKey} sourceKey={alerts.sourceKey!} />;
+  if (newAlert) return <NewAlertPage sourceKey={newAlert.sourceKey!} />;
+  if (alertPage) return <AlertPage key={`${alertPage.sourceKey}/${alertPage.alertId}`} sourceKey={alertPage.sourceKey} alertId={alertPage.alertId} tab={alertPage.tab} />;
   if (path === '/settings') return <SettingsPage />;
   if (path === '/receiver-example') return <ReceiverExamplePage />;
   return <UsersPage />;

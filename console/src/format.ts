@@ -42,3 +42,6 @@ export function formatDuration(ms: number): string {
   if (rest > 0 && parts.length < 2 && rest < 1000) parts.push(`${rest} ms`);
   return parts.join(' ');
 }
+
+/** A column or property value as text: null and absent as a dash, objects as JSON. */
+export const formatValue = (value: unknown) => (value === null || value === undefined ? '—' : typeof value === 'object' ? JSON.stringify(value) : String(value));

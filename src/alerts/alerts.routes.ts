@@ -9,7 +9,7 @@ import { alertQueryChecker } from './alert-check.js';
 import { createAlert, deleteAlert, findAlert, listAlerts, loadAlert, updateAlert, type AlertLimits } from './alerts.js';
 import { populateCase } from './case-graph.js';
 import { applyCaseAction, CASE_ACTIONS, listCaseActions, MAX_COMMENT_LENGTH } from './case-actions.js';
-import { findCase, listCases, toCase } from './cases.js';
+import { findCase, listCases, newestColumns, toCase } from './cases.js';
 import { MAX_ID_LENGTH, MAX_MATCHES_PER_CALL, MAX_TARGET_IDS, reportMatches } from './matches.js';
 import { AlertParams, AlertSchema, CASE_STATUSES, CaseActionSchema, CaseListSchema, CaseParams, CreateAlertBody, PopulatedCaseSchema, SourceKey, UpdateAlertBody } from './schemas.js';
 
@@ -156,7 +156,8 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
       const { sourceKey, alertId } = request.params;
       await findAlert(db, sourceKey, alertId);
       const { counts, rows } = await listCases(db, alertId, { ...pageOf(request.query), status: request.query.status });
-      return { counts, cases: rows.map((row) => toCase(row, publicBaseUrl)) };
+      const columns = await newestColumns(db, rows.map((row) => row.id));
+      return { counts, cases: rows.map((row) => ({ ...toCase(row, publicBaseUrl), columns: columns.get(row.id) ?? {} })) };
     },
   );
 

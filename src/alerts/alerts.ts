@@ -6,7 +6,7 @@ import type { Database, Queryable, Transaction } from '../db/database.js';
 import { AppError, invalidParameter, notFound } from '../errors.js';
 import { requireDataSources } from '../sources/sources.js';
 import { checkAlertCron, nextRunAfter } from './alert-schedule.js';
-import { COLUMN_TYPES, MAX_COLUMN_NAME, MAX_COLUMNS, MAX_DESCRIPTION, MAX_QUERIES, MAX_QUERY_NAME, MAX_QUERY_TEXT, MAX_TITLE, type Alert, type AlertColumn, type AlertQuery, type AlertRunRecord, type RunProblem } from './schemas.js';
+import { COLUMN_TYPES, MAX_COLUMN_NAME, MAX_COLUMNS, MAX_DESCRIPTION, MAX_QUERIES, MAX_QUERY_NAME, MAX_QUERY_TEXT, MAX_TITLE, type Alert, type AlertColumn, type CaseStatus, type AlertQuery, type AlertRunRecord, type RunProblem } from './schemas.js';
 
 export const MAX_RUNS_SHOWN = 10;
 // A returned variable's name, as Cypher writes it unquoted.
@@ -157,6 +157,7 @@ export async function alertQueries(db: Queryable, alertId: number): Promise<Aler
 
 interface RunRow {
   id: string;
+  alert_id: number;
   trigger: 'schedule' | 'manual';
   outcome: 'ok' | 'partial' | 'failed';
   started_at: Date;
@@ -171,7 +172,11 @@ interface RunRow {
 
 export async function alertRuns(db: Queryable, alertId: number, page: { offset: number; limit: number }): Promise<AlertRunRecord[]> {
   const { rows } = await db.query<RunRow>('SELECT * FROM alert_runs WHERE alert_id = $1 ORDER BY id DESC OFFSET $2 LIMIT $3', [alertId, page.offset, page.limit]);
-  return rows.map((r) => ({
+  return rows.map(toRun);
+}
+
+function toRun(r: RunRow): AlertRunRecord {
+  return {
     id: Number(r.id),
     trigger: r.trigger,
     outcome: r.outcome,
@@ -183,7 +188,7 @@ export async function alertRuns(db: Queryable, alertId: number, page: { offset: 
     casesOpened: r.cases_opened,
     eventsEmitted: r.events_emitted,
     problems: r.problems,
-  }));
+  };
 }
 
 export async function loadAlert(db: Queryable, row: AlertRow, limits: AlertLimits): Promise<Alert> {
@@ -314,8 +319,25 @@ export async function listAlerts(db: Queryable, sourceKey: string, limits: Alert
     list.push({ id: q.id, name: q.name, query: q.query, dialect: q.dialect, description: q.description });
     byAlert.set(q.alert_id, list);
   }
-  // The list shows the last run of each alert (its fields lastRun and lastRunProblem); the history is on GET one.
-  return rows.map((row) => toAlert(row, byAlert.get(row.id) ?? [], [], limits));
+  // The list shows the last run of each alert (in `runs`, its only one; the history is on GET one) and how many
+  // cases it has in each status: one statement each for all the alerts, each bounded by an index per alert.
+  const ids = rows.map((row) => row.id);
+  const lastRuns = await db.query<RunRow>(
+    `SELECT r.* FROM unnest($1::int[]) AS a(id)
+     CROSS JOIN LATERAL (SELECT * FROM alert_runs WHERE alert_id = a.id ORDER BY id DESC LIMIT 1) r`,
+    [ids],
+  );
+  const lastRunOf = new Map(lastRuns.rows.map((run) => [run.alert_id, toRun(run)]));
+  const counts = await db.query<{ alert_id: number; status: CaseStatus; count: number }>(
+    'SELECT alert_id, status, count(*) AS count FROM cases WHERE alert_id = ANY($1::int[]) GROUP BY alert_id, status',
+    [ids],
+  );
+  const countsOf = new Map(ids.map((id) => [id, { unconfirmed: 0, confirmed: 0, dismissed: 0, 'in-progress': 0 } as Record<CaseStatus, number>]));
+  for (const row of counts.rows) countsOf.get(row.alert_id)![row.status] = row.count;
+  return rows.map((row) => {
+    const run = lastRunOf.get(row.id);
+    return { ...toAlert(row, byAlert.get(row.id) ?? [], run ? [run] : [], limits), caseCounts: countsOf.get(row.id)! };
+  });
 }
 
 export async function deleteAlert(db: Queryable, sourceKey: string, id: number): Promise<void> {

@@ -74,3 +74,13 @@ export async function listCases(
   );
   return { counts, rows };
 }
+
+/** The column values of each case's newest match, for a page of cases: one statement, one index probe a case. */
+export async function newestColumns(db: Queryable, caseIds: readonly number[]): Promise<Map<number, Record<string, unknown>>> {
+  const { rows } = await db.query<{ case_id: number; columns: Record<string, unknown> }>(
+    `SELECT c.id AS case_id, m.columns FROM unnest($1::int[]) AS c(id)
+     CROSS JOIN LATERAL (SELECT columns FROM alert_matches WHERE case_id = c.id ORDER BY created_at DESC LIMIT 1) m`,
+    [caseIds],
+  );
+  return new Map(rows.map((row) => [row.case_id, row.columns]));
+}

@@ -60,6 +60,9 @@ export const AlertRunSchema = Type.Object(
   { $id: 'AlertRun', description: 'One run of an alert (ext)' },
 );
 
+/** How many cases in each status. */
+const CaseCountsSchema = Type.Object({ unconfirmed: Type.Integer(), confirmed: Type.Integer(), dismissed: Type.Integer(), 'in-progress': Type.Integer() });
+
 export const AlertSchema = Type.Object(
   {
     id: Type.Integer(),
@@ -77,7 +80,8 @@ export const AlertSchema = Type.Object(
     nextRun: Type.Union([Timestamp, Type.Null()]),
     status: Type.Enum(['running', 'idle']),
     lastRunProblem: Type.Array(ProblemSchema),
-    runs: Type.Array(AlertRunSchema, { description: 'the last runs, newest first (ext; all of them: GET …/runs)' }),
+    runs: Type.Array(AlertRunSchema, { description: 'the last runs, newest first; in the list, the last run only (ext; all of them: GET …/runs)' }),
+    caseCounts: Type.Optional(Type.Object(CaseCountsSchema.properties, { description: 'its cases in each status (ext; in the list only)' })),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -139,6 +143,7 @@ export const CaseSchema = Type.Object(
     edges: Type.Array(Type.String()),
     matchCount: Type.Integer(),
     url: Type.String(),
+    columns: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "the column values of the case's newest match, by column name; {} when none (ext; in the list of cases)" })),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -147,7 +152,7 @@ export const CaseSchema = Type.Object(
 
 /** A page of an alert's cases, with the count of each status over all of them. */
 export const CaseListSchema = Type.Object({
-  counts: Type.Object({ unconfirmed: Type.Integer(), confirmed: Type.Integer(), dismissed: Type.Integer(), 'in-progress': Type.Integer() }),
+  counts: CaseCountsSchema,
   cases: Type.Array(CaseSchema),
 });
 

@@ -7,7 +7,22 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
  * The web console's pages: each answers the same index.html and the client-side router picks the page. They sit
  * beside the API, never under `/api/` or at `/health`, so they shadow nothing.
  */
-export const CONSOLE_PAGES = ['/', '/webhooks', '/webhooks/:id', '/deliveries', '/receiver-example', '/settings', '/users', '/alerts/:alertId/case/:caseId'] as const;
+export const CONSOLE_PAGES = [
+  '/',
+  '/webhooks',
+  '/webhooks/:id',
+  '/deliveries',
+  '/receiver-example',
+  '/settings',
+  '/users',
+  '/alerts',
+  '/sources/:sourceKey/alerts',
+  // An alert, and `new`.
+  '/sources/:sourceKey/alerts/:alertId',
+  // Its runs and its cases.
+  '/sources/:sourceKey/alerts/:alertId/:tab',
+  '/alerts/:alertId/case/:caseId',
+] as const;
 /** The built scripts and styles (names carry a content hash, so they are cached for good). */
 export const CONSOLE_ASSETS = '/assets/*';
 

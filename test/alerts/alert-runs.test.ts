@@ -123,6 +123,16 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     expect(JSON.parse(rows[0]!.payload).data.case.target).toEqual({ nodes: ['Phone:555'], edges: [] });
   });
 
+  it('lists each alert with its last run and its cases in each status, and each case with its newest column values, for the console', async () => {
+    const latest = (await t.admin.get(`/api/fraud/alerts/${alertId}/runs?limit=1`)).body.items;
+    const listed = (await t.admin.get('/api/fraud/alerts')).body.items.find((a: { id: number }) => a.id === alertId);
+    expect(listed.runs).toEqual(latest);
+    expect(listed.caseCounts).toEqual({ unconfirmed: 1, confirmed: 0, dismissed: 0, 'in-progress': 0 });
+    expect((await t.admin.get(`/api/fraud/alerts/${alertId}`)).body.caseCounts).toBeUndefined();
+    const cases = (await t.admin.get(`/api/fraud/alerts/${alertId}/cases`)).body.cases;
+    expect(cases.map((c: { columns: unknown }) => c.columns)).toEqual([{ phone: '555' }]);
+  });
+
   it('shows a case with its target from the graph, and its matches with their column values', async () => {
     const [kase] = (await t.admin.get(`/api/fraud/alerts/${alertId}/cases`)).body.cases;
     const page = await t.admin.get(`/api/fraud/alerts/${alertId}/cases/${kase.id}`);

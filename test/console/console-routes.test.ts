@@ -32,7 +32,7 @@ describe('the console routes', () => {
   });
 
   it('answers index.html on every page path, with a CSP of self only, nosniff and no framing', async () => {
-    const paths = ['/', '/webhooks', '/webhooks/7', '/settings', '/users', '/alerts/3/case/17', '/webhooks/'];
+    const paths = ['/', '/webhooks', '/webhooks/7', '/settings', '/users', '/alerts/3/case/17', '/webhooks/', '/alerts', '/sources/fraud/alerts', '/sources/fraud/alerts/new', '/sources/fraud/alerts/3', '/sources/fraud/alerts/3/runs'];
     for (const page of paths) {
       const answer = await built.inject({ method: 'GET', url: page });
       expect(answer.statusCode, page).toBe(200);

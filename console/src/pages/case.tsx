@@ -6,6 +6,11 @@ import { PageTitle } from '../components/page';
 import { formatTime } from '../format';
 import type { Alert, CaseAction, DataSource, PopulatedCase } from '../types';
 import { useLoad } from '../use-api';
+import { alertPath } from '../alerts/alert-words';
+import { Link } from '../components/link';
+import { useSession } from '../session';
+import { CaseMatches } from '../cases/case-matches';
+import { CaseTarget } from '../cases/case-target';
 
 /** The status each action sets. */
 const SETS: Record<string, string> = { confirm: 'confirmed', dismiss: 'dismissed', 'in-progress': 'in-progress', unconfirm: 'unconfirmed' };
@@ -17,9 +22,6 @@ const ACTIONS = [
   { value: 'unconfirm', label: 'Unconfirm' },
   { value: 'comment', label: 'Comment only (status unchanged)' },
 ];
-
-/** How many ids of a target to list before "and n more": a target may hold 10,000. */
-const SHOWN_IDS = 200;
 
 interface Loaded {
   source: DataSource;
@@ -49,6 +51,7 @@ async function findAlert(alertId: string, signal: AbortSignal): Promise<{ source
 }
 
 export function CasePage({ alertId, caseId }: { alertId: string; caseId: string }) {
+  const { admin } = useSession();
   const { data: loaded, error, reload } = useLoad<Loaded | null>(
     async (signal) => {
       if (!/^[1-9]\d{0,15}$/.test(alertId) || !/^[1-9]\d{0,15}$/.test(caseId)) return null;
@@ -99,7 +102,7 @@ export function CasePage({ alertId, caseId }: { alertId: string; caseId: string 
             </dd>
             <dt>Alert</dt>
             <dd>
-              #{alert.id} {alert.enabled ? '' : '(disabled)'}
+              {admin ? <Link href={alertPath(source.key, alert.id)}>#{alert.id}</Link> : `#${alert.id}`} {alert.enabled ? '' : '(disabled)'}
             </dd>
           </dl>
         </section>
@@ -121,13 +124,10 @@ export function CasePage({ alertId, caseId }: { alertId: string; caseId: string 
           </dl>
         </section>
       </div>
+      <CaseTarget kase={caseItem} />
       <div class="columns">
-      <section aria-labelledby="target" class="card">
-        <h2 id="target">Target</h2>
-        <Ids label="Nodes" ids={caseItem.nodes} />
-        <Ids label="Edges" ids={caseItem.edges} />
-      </section>
-      <ChangeStatus base={`/api/${encodeURIComponent(source.key)}/alerts/${alert.id}/cases/${caseItem.id}`} onChanged={reload} />
+        <CaseMatches alert={alert} caseId={caseItem.id} />
+        <ChangeStatus base={`/api/${encodeURIComponent(source.key)}/alerts/${alert.id}/cases/${caseItem.id}`} onChanged={reload} />
       </div>
       <section aria-labelledby="action-log" class="card">
         <h2 id="action-log">Action log</h2>
@@ -162,28 +162,6 @@ export function CasePage({ alertId, caseId }: { alertId: string; caseId: string 
         )}
       </section>
     </>
-  );
-}
-
-function Ids({ label, ids }: { label: string; ids: string[] }) {
-  return (
-    <div class="ids">
-      <h3>
-        {label} ({ids.length})
-      </h3>
-      {ids.length === 0 ? (
-        <p class="muted">none</p>
-      ) : (
-        <ul aria-label={label}>
-          {ids.slice(0, SHOWN_IDS).map((id) => (
-            <li key={id}>
-              <code>{id}</code>
-            </li>
-          ))}
-          {ids.length > SHOWN_IDS ? <li class="muted">and {ids.length - SHOWN_IDS} more</li> : null}
-        </ul>
-      )}
-    </div>
   );
 }
 

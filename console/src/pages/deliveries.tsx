@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { messageOf, post } from '../api';
 import { SelectField } from '../components/field';
 import { DeliveryBadges, isQueued, Notice, OutcomeSlot, type Outcome } from '../components/notice';
+import { Pager } from '../components/pager';
 import { formatAgo, formatTime } from '../format';
 import type { Delivery, Page } from '../types';
 import { useApi } from '../use-api';
@@ -27,7 +28,6 @@ export function Deliveries({ webhookId }: { webhookId: number }) {
   const query = new URLSearchParams({ offset: String(offset), limit: String(PAGE_SIZE), ...(status ? { status } : {}) });
   const { data: page, error, reload } = useApi<Page<Delivery>>(`/api/admin/webhooks/${webhookId}/deliveries?${query}`, { refreshMs: REFRESH_MS });
 
-  const last = page ? Math.min(offset + PAGE_SIZE, page.totalCount) : 0;
   return (
     <section aria-labelledby="deliveries" class="card">
       <div class="section-head">
@@ -92,19 +92,7 @@ export function Deliveries({ webhookId }: { webhookId: number }) {
           </tbody>
         </table>
       )}
-      {page && page.totalCount > 0 ? (
-        <nav class="pager" aria-label="Deliveries pages">
-          <button type="button" class="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
-            Previous page
-          </button>
-          <span>
-            {offset + 1}–{last} of {page.totalCount}
-          </span>
-          <button type="button" class="secondary" disabled={last >= page.totalCount} onClick={() => setOffset(offset + PAGE_SIZE)}>
-            Next page
-          </button>
-        </nav>
-      ) : null}
+      {page ? <Pager label="Deliveries pages" offset={offset} pageSize={PAGE_SIZE} total={page.totalCount} onOffset={setOffset} /> : null}
       {openId !== undefined ? <DeliveryDetail key={openId} webhookId={webhookId} deliveryId={openId} refreshMs={REFRESH_MS} onChanged={reload} onClose={() => setOpenId(undefined)} /> : null}
     </section>
   );
