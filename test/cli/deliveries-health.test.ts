@@ -24,7 +24,8 @@ describe('alert-webhooks deliveries health', () => {
   });
   afterAll(async () => testDb?.dispose());
 
-  it('prints the buckets that had attempts and the totals, for all webhooks or one, by minute, hour or day', async () => {
+  // Each command is a process of its own that opens the database: seconds each on a busy machine.
+  it('prints the buckets that had attempts and the totals, for all webhooks or one, by minute, hour or day', { timeout: 90_000 }, async () => {
     const env = dbEnv(testDb);
     const hour = await cli(['deliveries', 'health'], env);
     expect(hour.code, hour.stderr).toBe(0);
@@ -41,7 +42,7 @@ describe('alert-webhooks deliveries health', () => {
     expect(week.stdout).toMatch(/T00:00:00\.000Z\s+8\s+1\s+1\n/);
   });
 
-  it('refuses a wrong range (exit 2) and an unknown webhook (exit 1)', async () => {
+  it('refuses a wrong range (exit 2) and an unknown webhook (exit 1)', { timeout: 90_000 }, async () => {
     const env = dbEnv(testDb);
     const month = await cli(['deliveries', 'health', '--range', 'month'], env);
     expect(month.code).toBe(2);
