@@ -113,14 +113,19 @@ async function open(message: { query: string; params: Record<string, unknown>; r
   }
 }
 
-async function start(message: Extract<ParentMessage, { t: 'run' }>): Promise<void> {
-  let opened;
+/** `open`, or the run's failure sent to the service (then undefined). */
+async function openOrFail(message: Extract<ParentMessage, { t: 'run' | 'subgraph' }>): Promise<Awaited<ReturnType<typeof open>> | undefined> {
   try {
-    opened = await open(message);
+    return await open(message);
   } catch (err) {
     fail(message.id, err);
-    return;
+    return undefined;
   }
+}
+
+async function start(message: Extract<ParentMessage, { t: 'run' }>): Promise<void> {
+  const opened = await openOrFail(message);
+  if (!opened) return;
   const { conn, result } = opened;
   try {
     const columns = await result.getColumnNames();
@@ -138,13 +143,8 @@ async function start(message: Extract<ParentMessage, { t: 'run' }>): Promise<voi
  * a read-only run stops reading; a write reads on to `maxRows`, as a stream of its rows would have been read.
  */
 async function subgraph(message: Extract<ParentMessage, { t: 'subgraph' }>): Promise<void> {
-  let opened;
-  try {
-    opened = await open(message);
-  } catch (err) {
-    fail(message.id, err);
-    return;
-  }
+  const opened = await openOrFail(message);
+  if (!opened) return;
   const { conn, result } = opened;
   try {
     const columns = await result.getColumnNames();
