@@ -24,6 +24,8 @@ export interface GraphRoutesOptions {
 const ItemParams = Type.Object({ sourceKey: SourceKey, id: Type.String({ minLength: 1, maxLength: 1024 }) });
 // An answer's nodes and edges together, at most: a query that returns more is cut (truncatedByLimit).
 export const MAX_ANSWER_ITEMS = 20_000;
+const NODES_HEAD = Buffer.from('{"nodes":');
+const EDGES_HEAD = Buffer.from(',"edges":');
 
 export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async (app, { db, graphs, metrics, slots }) => {
   app.post(
@@ -44,10 +46,11 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
     async (request, reply) => {
       const principal = requireUser(request);
       const answer = await slots.hold(principal.userId, () => runQuery(principal, request.params.sourceKey, request.body));
-      // The nodes and edges come as JSON text in the answer's shapes (GraphSource.subgraph): sent as they are, not
-      // parsed here to be written again (Fastify sends a string as it is; the schema still documents the answer).
-      const text = `{"nodes":${answer.nodes},"edges":${answer.edges},"truncatedByLimit":${answer.truncated},"truncatedByAccess":false}`;
-      return reply.type('application/json; charset=utf-8').send(text as unknown as Static<typeof RunQueryAnswer>);
+      // The nodes and edges come as UTF-8 JSON in the answer's shapes (GraphSource.subgraph): sent as they are, not
+      // parsed here to be written again (Fastify sends bytes as they are; the schema still documents the answer).
+      const tail = `,"truncatedByLimit":${answer.truncated},"truncatedByAccess":false}`;
+      const body = Buffer.concat([NODES_HEAD, answer.nodes, EDGES_HEAD, answer.edges, Buffer.from(tail)]);
+      return reply.type('application/json; charset=utf-8').send(body as unknown as Static<typeof RunQueryAnswer>);
     },
   );
 
