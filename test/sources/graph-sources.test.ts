@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../cli/cli-support.js';
 import { useTestService } from '../support/test-service.js';
@@ -59,6 +62,36 @@ describe('data sources with a graph, and LKE\'s graph routes', () => {
     const missing = await analyst.get('/api/fraud/graph/nodes/Client:nobody');
     expect(missing.status).toBe(404);
     expect(missing.body.key).toBe('not_found');
+  });
+
+  it('keeps every query inside the graph: no file read or written, not by an Admin\'s write query either', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'outside-'));
+    try {
+      const secret = path.join(folder, 'secret.txt');
+      writeFileSync(secret, 'the-secret-line\n');
+      const analyst = await t.userClient('graph-reader-of-files');
+      const read = await analyst.post('/api/fraud/graph/alertPreview', {
+        query: `LOAD FROM '${secret}' (file_format='csv', header=false) RETURN column0 AS line`, columns: [{ type: 'string', columnName: 'line', columnTitle: 'line' }],
+      });
+      expect(read.status).toBe(400);
+      expect(read.body).toMatchObject({ key: 'bad_graph_request', field: 'query', message: expect.stringMatching(/LOAD FROM.*outside the graph/) });
+      expect(JSON.stringify(read.body)).not.toMatch(/the-secret-line|secret\.txt/);
+      const hidden = await analyst.post('/api/fraud/graph/run/query', { query: `MATCH (c:Client) WITH c /* a comment */ LOAD\nFROM '${secret}' (file_format='csv') RETURN c` });
+      expect(hidden.status).toBe(400);
+      expect((await analyst.post('/api/fraud/graph/run/query', { query: `COPY (MATCH (c:Client) RETURN c.id) TO '${path.join(folder, 'analyst.csv')}'` })).status).toBe(400);
+      await t.admin.patch('/api/admin/sources/fraud', { graph: { vendor: 'embedded', allowWrites: true } });
+      for (const query of [`COPY (MATCH (c:Client) RETURN c.id) TO '${path.join(folder, 'admin.csv')}'`, `EXPORT DATABASE '${path.join(folder, 'export')}'`, `COPY Client FROM '${secret}'`, 'INSTALL httpfs']) {
+        const answer = await t.admin.post('/api/fraud/graph/run/query', { query });
+        expect(answer.status, query).toBe(400);
+        expect(answer.body.key).toBe('bad_graph_request');
+      }
+      expect(['analyst.csv', 'admin.csv', 'export'].filter((name) => existsSync(path.join(folder, name)))).toEqual([]);
+      // A keyword inside a string, a property or a label is data, not a clause.
+      const data = await analyst.post('/api/fraud/graph/alertPreview', { query: "MATCH (c:Client) WHERE c.name <> 'LOAD FROM x' RETURN c.id AS id, 'COPY' AS copy", columns: [{ type: 'string', columnName: 'id', columnTitle: 'id' }] });
+      expect(data.status).toBe(200);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('lets one user run at most 4 graph queries at once, previews counted, and another user is not held up by them', async () => {
