@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../cli/cli-support.js';
-import { useTestService } from '../support/test-service.js';
+import { ApiClient, useTestService } from '../support/test-service.js';
 
 const SCHEMA = [
   'CREATE NODE TABLE Client(id STRING, name STRING, PRIMARY KEY(id))',
@@ -107,6 +107,19 @@ describe('data sources with a graph, and LKE\'s graph routes', () => {
     expect(answers.find((r) => r.status === 429)!.body).toEqual({ key: 'too_many_requests', message: 'you already have 4 graph queries running (at most 4 at once): wait for one to end' });
     expect(otherAnswer.status).toBe(200);
     expect((await busy.post('/api/fraud/graph/run/query', { query: 'RETURN 1 AS one' })).status).toBe(200);
+  });
+
+  it('counts an API key\'s queries as the key\'s, whichever users it names', async () => {
+    const apiKey = (await t.admin.post('/api/admin/applications', { name: 'graph-key', groups: [2] })).body.apiKey as string;
+    const emails = await Promise.all(['key-user-1', 'key-user-2', 'key-user-3', 'key-user-4', 'key-user-5'].map(async (name) => {
+      await t.userClient(name);
+      return `${name}@example.com`;
+    }));
+    const asUser = (email: string) => new ApiClient(t.app, { authorization: `Basic ${Buffer.from(`${email}:${apiKey}`).toString('base64')}` });
+    const slow = { query: 'UNWIND range(1, 20000) AS x UNWIND range(1, 20000) AS y WITH x, y WHERE (x * y) % 7 = 3 RETURN count(*) AS s', timeout: 1500 };
+    const answers = await Promise.all(emails.map((email) => asUser(email).post('/api/fraud/graph/run/query', slow)));
+    expect(answers.map((r) => r.status).sort()).toEqual([429, 504, 504, 504, 504]);
+    expect(answers.find((r) => r.status === 429)!.body.message).toMatch(/^this API key already has 4 graph queries running/);
   });
 
   it('answers bad queries, time-outs and sources without a graph with their keys', async () => {
