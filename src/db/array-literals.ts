@@ -11,11 +11,8 @@
 // eslint-disable-next-line no-control-regex -- control characters are what it looks for
 const JSON_ESCAPED = /[\u0000-\u001f\ud800-\udfff]/;
 
-/**
- * One element, always quoted (so empty, NULL, spaces and braces need no thought): only `"` and `\` are escaped. Exported
- * for a caller that escapes each element when it has it and joins them later (elementsArray).
- */
-export function element(text: string): string {
+/** One element, always quoted (so empty, NULL, spaces and braces need no thought): only `"` and `\` are escaped. */
+function element(text: string): string {
   if (!text.includes('"') && !text.includes('\\')) return `"${text}"`;
   // Otherwise JSON's quoting is the array's: \" and \\, and nothing else for text without the characters above.
   return JSON_ESCAPED.test(text) ? `"${text.replace(/["\\]/g, '\\$&')}"` : JSON.stringify(text);
@@ -29,11 +26,6 @@ export function textArray(items: readonly (string | null)[]): string {
     literal += `${i === 0 ? '' : ','}${item === null ? 'NULL' : element(item)}`;
   }
   return `${literal}}`;
-}
-
-/** The literal of a text[] whose elements are already escaped by `element` (a NULL may be `NULL`). */
-export function elementsArray(elements: readonly string[]): string {
-  return `{${elements.join(',')}}`;
 }
 
 /** The literal of `values` as an int[] or bigint[]: `{1,2}`. */

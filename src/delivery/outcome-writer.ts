@@ -2,7 +2,7 @@ import { OutageWarning } from '../db/outage-warning.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { recordAttempts, serializeOutcome, type AttemptRecord, type SerializedOutcome } from '../outbox/claims.js';
+import { recordAttempts, type AttemptRecord } from '../outbox/claims.js';
 import { disableFailingWebhooks } from '../webhooks/auto-disable.js';
 
 // Outcomes are written in batches of up to FLUSH_BATCH, or FLUSH_DELAY_MS after the first of a batch: one statement
@@ -26,7 +26,7 @@ const RETRY_DELAY_MS = 1_000;
  */
 export class OutcomeWriter {
   readonly #outage: OutageWarning;
-  #records: SerializedOutcome[] = [];
+  #records: AttemptRecord[] = [];
   #flushTimer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
   #written = 0;
@@ -57,7 +57,7 @@ export class OutcomeWriter {
   }
 
   add(record: AttemptRecord): void {
-    this.#records.push(serializeOutcome(record));
+    this.#records.push(record);
     if (this.#records.length === FLUSH_BATCH * this.#depth) void this.flush();
     else this.#flushTimer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS * this.#depth);
   }
@@ -78,7 +78,7 @@ export class OutcomeWriter {
   }
 
   /** Writes one batch; false when that failed (the batch is waiting again, for the retry). */
-  async #write(batch: SerializedOutcome[]): Promise<boolean> {
+  async #write(batch: AttemptRecord[]): Promise<boolean> {
     const autoDisableAfterMs = this.autoDisableAfterMs();
     let failingWebhookIds: number[];
     try {

@@ -1,4 +1,4 @@
-import { element, elementsArray, nullableIntegerArray, textArray } from '../db/array-literals.js';
+import { nullableIntegerArray, textArray } from '../db/array-literals.js';
 import { namedStatement, type Queryable } from '../db/database.js';
 import { COUNT_ATTEMPTS_CTE } from './attempt-counts.js';
 import type { AttemptLogEntry } from './read-model.js';
@@ -26,31 +26,6 @@ export interface AttemptRecord {
   responseStatus: number | null;
   error: string | null;
   logEntry: AttemptLogEntry;
-}
-
-/**
- * An outcome as the outcome writer holds it until its batch is written: the attempt log entry already serialized, as
- * an element of the batch's text[] literal. Serialized as the attempt ends, its objects (two header maps among them)
- * die young instead of being held for the batch (bench/README.md, "Contention").
- */
-export interface SerializedOutcome extends Omit<AttemptRecord, 'logEntry'> {
-  /** JSON of the log entry, escaped as an array element (db/array-literals.ts). */
-  logElement: string;
-  durationMs: number;
-}
-
-export function serializeOutcome(r: AttemptRecord): SerializedOutcome {
-  return {
-    id: r.id,
-    leaseToken: r.leaseToken,
-    status: r.status,
-    nextAttemptAt: r.nextAttemptAt,
-    attemptedAt: r.attemptedAt,
-    responseStatus: r.responseStatus,
-    error: r.error,
-    logElement: element(JSON.stringify(r.logEntry)),
-    durationMs: r.logEntry.durationMs,
-  };
 }
 
 export interface ClaimRequest {
@@ -174,7 +149,7 @@ export interface RecordedAttempts {
  * attempt-counts.ts: a few rows per statement, whatever the batch). Two such changes racing for two webhooks' rows in opposite orders can
  * deadlock; PostgreSQL then aborts one statement, and the outcome writer writes it again (it keeps its batch).
  */
-export async function recordAttempts(db: Queryable, records: readonly (AttemptRecord | SerializedOutcome)[], autoDisableAfterMs = 0): Promise<RecordedAttempts> {
+export async function recordAttempts(db: Queryable, records: readonly AttemptRecord[], autoDisableAfterMs = 0): Promise<RecordedAttempts> {
   if (records.length === 0) return { recorded: 0, failingWebhookIds: [] };
   const { rows } = await db.query<RecordedAttempts>(RECORD_ATTEMPTS, recordParameters(records, autoDisableAfterMs));
   return rows[0]!;
@@ -185,8 +160,7 @@ export async function recordAttempts(db: Queryable, records: readonly (AttemptRe
  * db/array-literals.ts): pg's own escaping of the attempt log entries (JSON, full of quotes) was a third of the
  * batch's cost in the worker (bench/README.md, "Contention").
  */
-export function recordParameters(given: readonly (AttemptRecord | SerializedOutcome)[], autoDisableAfterMs: number): unknown[] {
-  const records = given.map((r) => ('logElement' in r ? r : serializeOutcome(r)));
+export function recordParameters(records: readonly AttemptRecord[], autoDisableAfterMs: number): unknown[] {
   return [
     nullableIntegerArray(records.map((r) => r.id)),
     nullableIntegerArray(records.map((r) => r.leaseToken)),
@@ -195,9 +169,9 @@ export function recordParameters(given: readonly (AttemptRecord | SerializedOutc
     nullableIntegerArray(records.map((r) => r.attemptedAt)),
     nullableIntegerArray(records.map((r) => r.responseStatus)),
     textArray(records.map((r) => r.error)),
-    elementsArray(records.map((r) => r.logElement)),
+    textArray(records.map((r) => JSON.stringify(r.logEntry))),
     autoDisableAfterMs,
-    records.map((r) => r.durationMs),
+    records.map((r) => r.logEntry.durationMs),
   ];
 }
 
