@@ -22,7 +22,7 @@ import { limitConnectionsPerAddress, requestDeadlineOptions } from './http/conne
 import { answerClientError, answerFrameworkError, MAX_PATH_PARAM_LENGTH, registerErrorHandling } from './http/error-handler.js';
 import { healthRoutes, type HealthOptions } from './http/health.routes.js';
 import { openapiOptions } from './openapi.js';
-import { registerJsonBodies, schemaErrorFormatter, validatorCompiler } from './http/validation.js';
+import { registerJsonBodies, registerQueryTextCheck, schemaErrorFormatter, validatorCompiler } from './http/validation.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { Keyring } from './secrets/keyring.js';
@@ -75,6 +75,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   limitConnectionsPerAddress(app.server, config.maxConnectionsPerAddress);
   app.setValidatorCompiler(validatorCompiler);
   registerJsonBodies(app);
+  registerQueryTextCheck(app);
 
   // 1. Framework plugins.
   await app.register(cookie);

@@ -17,6 +17,7 @@ import { nextRunAfter } from './alert-schedule.js';
 import { matchOfRow } from './alert-rows.js';
 import { alertQueries, effectiveLimits, type AlertLimits, type AlertRow, type RunProblem } from './alerts.js';
 import { recordMatches, type FoundMatch } from './record-matches.js';
+import { readEventRouting } from '../outbox/enqueue.js';
 import { MAX_TARGET_IDS } from './matches.js';
 
 // Matches written per statement group: bounds the memory a run holds, whatever its size.
@@ -136,7 +137,9 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
       const current = rows[0];
       // Deleted meanwhile, or the lease ran out and another process took the run over: this one records nothing.
       if (!current || current.run_owner !== deps.owner) throw new LostClaim();
-      const context = { publicBaseUrl: deps.publicBaseUrl, sourceKey: alert.source_key, alert: { id: alert.id, title: current.title, description: current.description } };
+      // Who gets the run's events, read once for all its batches.
+      const routing = await readEventRouting(tx, ['newCase', 'newMatch']);
+      const context = { publicBaseUrl: deps.publicBaseUrl, sourceKey: alert.source_key, alert: { id: alert.id, title: current.title, description: current.description }, routing };
       let capped = false;
       // A batch is written while the next is read: the database's work and the graph's overlap. At most one write
       // is under way (the transaction's statements run one at a time), so at most two batches are held.

@@ -5,7 +5,7 @@
  */
 import type { Transaction } from '../db/database.js';
 import type { PropertyValue } from '../graph/items.js';
-import { enqueueEvents, type DomainEvent } from '../outbox/enqueue.js';
+import { enqueueEvents, type DomainEvent, type EventRouting } from '../outbox/enqueue.js';
 import { renderNewCase, renderNewMatch, type AlertSummary } from '../outbox/events.js';
 import { caseUrl } from './case-url.js';
 import { integerArray, textArray } from '../db/array-literals.js';
@@ -23,6 +23,8 @@ export interface RecordContext {
   publicBaseUrl: string;
   sourceKey: string;
   alert: AlertSummary;
+  /** Read once for a run's many batches (readEventRouting); read per call when absent. */
+  routing?: EventRouting;
 }
 
 export interface RecordedMatch {
@@ -107,45 +109,60 @@ export async function recordMatches(tx: Transaction, context: RecordContext, fou
   }
 
   const opened = new Set<string>();
-  const events: DomainEvent[] = [];
   const kept: { hash: string; caseId: number; nodes: string[]; edges: string[]; columns: Record<string, PropertyValue> }[] = [];
+  // What each recorded match is, by its index in `found`, for its event below.
+  const created: boolean[] = [];
   const matches = found.map((m, i): RecordedMatch => {
     const caseHash = caseHashes[i]!;
     if (!recording[i]) return { caseId: 0, created: false, recorded: false };
     const row = byHash.get(caseHash)!;
     // The first match of a case key that had no case opened it; any other match of it is a new match.
-    const created = row.inserted && !opened.has(caseHash);
+    created[i] = row.inserted && !opened.has(caseHash);
     if (row.inserted) opened.add(caseHash);
     kept.push({ hash: identities[i]!, caseId: row.id, nodes: m.identity.nodes, edges: m.identity.edges, columns: m.columns ?? {} });
+    return { caseId: row.id, created: created[i]!, recorded: true };
+  });
+  // Sent before the events are rendered, awaited after: the server inserts the matches while this process renders
+  // the payloads (the transaction's statements still run one at a time, in the order they are sent).
+  const inserting =
+    kept.length === 0
+      ? Promise.resolve()
+      : tx.query(
+          // A reported match seen before is recorded once (its first case). A run inserts none seen before: it looked
+          // them up above, under the alert's lock, so it skips the conflict check (a tenth of the insert's cost).
+          `INSERT INTO alert_matches (alert_id, hash, case_id, nodes, edges, columns)
+           SELECT $1, r.hash, r.case_id, r.nodes::text[], r.edges::text[], r.columns::jsonb
+           FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) AS r(hash, case_id, nodes, edges, columns)
+           ${mode === 'report' ? 'ON CONFLICT (alert_id, hash) DO NOTHING' : ''}`,
+          [
+            alert.id,
+            textArray(kept.map((k) => k.hash)),
+            integerArray(kept.map((k) => k.caseId)),
+            textArray(kept.map((k) => textArray(k.nodes))),
+            textArray(kept.map((k) => textArray(k.edges))),
+            textArray(kept.map((k) => JSON.stringify(k.columns))),
+          ],
+        );
+  // Its failure is thrown below, once the events' statements have settled too, not as an unhandled rejection.
+  inserting.catch(() => undefined);
+  const events: DomainEvent[] = [];
+  found.forEach((m, i) => {
+    if (!recording[i]) return;
+    const row = byHash.get(caseHashes[i]!)!;
     const snapshot = { id: row.id, createdAt: row.created_at, nodes: m.caseKey.nodes, edges: m.caseKey.edges, url: caseUrl(publicBaseUrl, alert.id, row.id) };
     events.push({
-      eventType: created ? 'newCase' : 'newMatch',
+      eventType: created[i] ? 'newCase' : 'newMatch',
       sourceKey,
       alertId: alert.id,
       caseId: row.id,
-      payload: created ? renderNewCase(sourceKey, alert, snapshot) : renderNewMatch(sourceKey, alert, { ...snapshot, updatedAt: row.updated_at }),
+      payload: created[i] ? renderNewCase(sourceKey, alert, snapshot) : renderNewMatch(sourceKey, alert, { ...snapshot, updatedAt: row.updated_at }),
     });
-    return { caseId: row.id, created, recorded: true };
   });
-  if (kept.length > 0) {
-    // A reported match seen before is recorded once (its first case). A run inserts none seen before: it looked
-    // them up above, under the alert's lock, so it skips the conflict check (a tenth of the insert's cost).
-    await tx.query(
-      `INSERT INTO alert_matches (alert_id, hash, case_id, nodes, edges, columns)
-       SELECT $1, r.hash, r.case_id, r.nodes::text[], r.edges::text[], r.columns::jsonb
-       FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) AS r(hash, case_id, nodes, edges, columns)
-       ${mode === 'report' ? 'ON CONFLICT (alert_id, hash) DO NOTHING' : ''}`,
-      [
-        alert.id,
-        textArray(kept.map((k) => k.hash)),
-        integerArray(kept.map((k) => k.caseId)),
-        textArray(kept.map((k) => textArray(k.nodes))),
-        textArray(kept.map((k) => textArray(k.edges))),
-        textArray(kept.map((k) => JSON.stringify(k.columns))),
-      ],
-    );
-  }
-  await enqueueEvents(tx, events);
+  // Both settled before this returns, and the first statement's failure is the one thrown (the later ones fail only
+  // because the transaction is aborted).
+  const [inserted, enqueued] = await Promise.allSettled([inserting, enqueueEvents(tx, events, context.routing)]);
+  if (inserted.status === 'rejected') throw inserted.reason;
+  if (enqueued.status === 'rejected') throw enqueued.reason;
   const matchesNew = kept.length;
   return { matches, matchesNew, matchesSeen: found.length - matchesNew, casesOpened: opened.size, events: events.length };
 }

@@ -240,6 +240,24 @@ export function registerJsonBodies(app: FastifyInstance): void {
   });
 }
 
+/**
+ * Query parameters hold text the routes hand to the database (a search's `q`, a filter), and PostgreSQL refuses
+ * U+0000 in text: a `?q=%00` was a 500. The body's strings are checked as they are parsed; these are checked here,
+ * for every route, before its schema.
+ */
+export function registerQueryTextCheck(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const query = request.query as Record<string, unknown> | undefined;
+    if (!query || typeof query !== 'object') return;
+    for (const [name, value] of Object.entries(query)) {
+      for (const text of Array.isArray(value) ? value : [value]) {
+        const problem = typeof text === 'string' ? textProblem(text) : undefined;
+        if (problem) throw invalidParameter(`query parameter ${name.slice(0, 40)} ${problem}`, name.slice(0, 40));
+      }
+    }
+  });
+}
+
 /** The same limit, told by Content-Length before the body is read (a chunked body is checked once read). */
 export function refuseLargeAnonymousBody(request: FastifyRequest): void {
   if (request.principal !== null) return;

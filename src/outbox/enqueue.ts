@@ -57,6 +57,29 @@ export async function webhooksEnabled(db: Queryable): Promise<boolean> {
   return (await readWebhookSettings(db)).enabled;
 }
 
+/** Whether events create deliveries, and the subscriptions to some event types: what enqueueEvents reads first. */
+export interface EventRouting {
+  enabled: boolean;
+  /** Deliveries are due at once (`deliveryFrequency: immediate`): the workers are told after the commit. */
+  immediate: boolean;
+  subscriptions: readonly Subscription[];
+}
+
+/**
+ * What enqueueEvents reads before writing events of `eventTypes`, read in the transaction (the commit is judged by
+ * the `enabled` it saw). A caller that enqueues many batches in one transaction (an alert run: 60 batches of 1,000)
+ * reads it once and passes it to each, instead of two statements per batch.
+ */
+export async function readEventRouting(tx: Queryable, eventTypes: readonly EventType[]): Promise<EventRouting> {
+  const settings = await readWebhookSettings(tx);
+  if (!settings.enabled) return { enabled: false, immediate: false, subscriptions: [] };
+  const { rows: subscriptions } = await tx.query<Subscription>(
+    'SELECT webhook_id, event_type, source_key FROM webhook_subscriptions WHERE event_type = ANY($1::text[]) ORDER BY webhook_id',
+    [eventTypes],
+  );
+  return { enabled: true, immediate: settings.deliveryFrequency === 'immediate', subscriptions };
+}
+
 /**
  * The transactional outbox: called inside the transaction of the domain change, it writes each event's
  * payload once and one pending delivery per subscribed webhook, so the deliveries exist exactly when the
@@ -64,18 +87,10 @@ export async function webhooksEnabled(db: Queryable): Promise<boolean> {
  * event's source; one delivery per webhook however many entries match. Nothing while the feature is disabled.
  * Two statements whatever the number of events: this is the hot path of a matches call.
  */
-export async function enqueueEvents(tx: Transaction, events: readonly DomainEvent[]): Promise<{ deliveries: number }> {
+export async function enqueueEvents(tx: Transaction, events: readonly DomainEvent[], routing?: EventRouting): Promise<{ deliveries: number }> {
   if (events.length === 0) return { deliveries: 0 };
-  // Read in the transaction: the commit is judged by the `enabled` it saw.
-  const settings = await readWebhookSettings(tx);
-  if (!settings.enabled) return { deliveries: 0 };
-
-  const types = [...new Set(events.map((e) => e.eventType))];
-  const { rows: subscriptions } = await tx.query<Subscription>(
-    'SELECT webhook_id, event_type, source_key FROM webhook_subscriptions WHERE event_type = ANY($1::text[]) ORDER BY webhook_id',
-    [types],
-  );
-  if (subscriptions.length === 0) return { deliveries: 0 };
+  const { enabled, immediate, subscriptions } = routing ?? (await readEventRouting(tx, [...new Set(events.map((e) => e.eventType))]));
+  if (!enabled || subscriptions.length === 0) return { deliveries: 0 };
 
   const subscribers = new Map<string, number[]>(); // `${eventType}\0${sourceKey}` → webhook ids, for repeated pairs
   const subscribersOf = (event: DomainEvent): number[] => {
@@ -135,7 +150,7 @@ export async function enqueueEvents(tx: Transaction, events: readonly DomainEven
   // A NOTIFY takes a lock that every notifying transaction holds through its commit's fsync, so recording
   // transactions would commit one at a time. Measured (PostgreSQL 15, 8 writers of a 2-row insert, 3 rounds):
   // 460-830 commits/s plain, 250-310 with the NOTIFY inside, 610-930 with one coalesced NOTIFY after the commits.
-  if (settings.deliveryFrequency === 'immediate') tx.afterCommit(deliveriesDue);
+  if (immediate) tx.afterCommit(deliveriesDue);
   return { deliveries: deliveryWebhookIds.length };
 }
 

@@ -1,3 +1,4 @@
+import type { Principal } from '../auth/principal.js';
 import { AppError } from '../errors.js';
 
 /**
@@ -7,24 +8,33 @@ import { AppError } from '../errors.js';
  */
 export const QUERIES_PER_USER = 4;
 
+/**
+ * Whose slots a request takes: the user's, or, through an API key, the key's own. A key may act as any user whose
+ * email it names, so counting by user would give one key 4 slots per user of the service.
+ */
+export function queryHolder(principal: Principal): string {
+  return principal.application ? `application:${principal.application.id}` : `user:${principal.userId}`;
+}
+
 export class QuerySlots {
-  readonly #running = new Map<number, number>();
+  readonly #running = new Map<string, number>();
 
   constructor(readonly perUser: number = QUERIES_PER_USER) {}
 
-  /** Takes one of `userId`'s slots for the length of `work`, or answers 429 when they are all taken. */
-  async hold<T>(userId: number, work: () => Promise<T>): Promise<T> {
-    const held = this.#running.get(userId) ?? 0;
+  /** Takes one of `holder`'s slots (queryHolder) for the length of `work`, or answers 429 when they are all taken. */
+  async hold<T>(holder: string, work: () => Promise<T>): Promise<T> {
+    const held = this.#running.get(holder) ?? 0;
     if (held >= this.perUser) {
-      throw new AppError('too_many_requests', `you already have ${held} graph queries running (at most ${this.perUser} at once): wait for one to end`);
+      const who = holder.startsWith('application:') ? 'this API key already has' : 'you already have';
+      throw new AppError('too_many_requests', `${who} ${held} graph queries running (at most ${this.perUser} at once): wait for one to end`);
     }
-    this.#running.set(userId, held + 1);
+    this.#running.set(holder, held + 1);
     try {
       return await work();
     } finally {
-      const left = this.#running.get(userId)! - 1;
-      if (left === 0) this.#running.delete(userId);
-      else this.#running.set(userId, left);
+      const left = this.#running.get(holder)! - 1;
+      if (left === 0) this.#running.delete(holder);
+      else this.#running.set(holder, left);
     }
   }
 }

@@ -150,5 +150,8 @@ describe('alerts, matches and cases (docs/api.md, Data sources, alerts, matches 
     expect((await analyst.get(`/api/b4675b85/alerts/${alert.id}`)).status).toBe(404);
     const { rows } = await t.db.query('SELECT id FROM cases WHERE id = $1', [kase!.id]);
     expect(rows).toEqual([]);
+    // Its matches too (a trigger per DELETE, not a foreign key checked per inserted match).
+    const { rows: matches } = await t.db.query('SELECT hash FROM alert_matches WHERE alert_id = $1', [alert.id]);
+    expect(matches).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, ApiSession, launchChromium, newContext, startCompiledService, type RunningService } from './service.js';
+import { ADMIN_PASSWORD, ApiSession, launchChromium, newContext, signInAsAdmin, startCompiledService, type RunningService } from './service.js';
 
 /**
  * The alert pages and the case drawn as a graph (issue 27), in Debian's Chromium against the compiled service, on an
@@ -47,11 +47,7 @@ describe('the alert pages and the case graph, in Chromium', () => {
     for (const query of GRAPH) expect((await api.call('POST', '/api/fraud/graph/run/query', { query })).status).toBe(200);
     const context = await newContext(browser);
     page = await context.newPage();
-    await page.goto(`${service.baseUrl}/`);
-    await page.getByLabel('Username or email').fill('admin');
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${service.baseUrl}/webhooks`);
+    await signInAsAdmin(page, service.baseUrl);
   }, 180_000);
 
   afterAll(async () => {

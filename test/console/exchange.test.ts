@@ -9,7 +9,7 @@ import { verifyStandardWebhook } from '../../src/delivery/verify.js';
 import { examplePayload } from '../../src/outbox/event-examples.js';
 import { REPO_ROOT, waitUntil } from '../support/processes.js';
 import { answer, TestReceiver } from '../support/receiver.js';
-import { ADMIN_PASSWORD, ApiSession, launchChromium, newContext, startCompiledService, type RunningService } from './service.js';
+import { ADMIN_PASSWORD, ApiSession, launchChromium, newContext, signInAsAdmin, startCompiledService, type RunningService } from './service.js';
 
 const run = promisify(execFile);
 // What the functions run in the page use (this project's types are Node's, not the DOM's).
@@ -59,11 +59,7 @@ describe('the exchange with a receiver, in the console', () => {
     context = await newContext(browser);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.baseUrl });
     page = await context.newPage();
-    await page.goto(`${service.baseUrl}/`);
-    await page.getByLabel('Username or email').fill('admin');
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    await signInAsAdmin(page, service.baseUrl);
   }, 180_000);
 
   afterAll(async () => {

@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/processes.js';
 import { answer, TestReceiver } from '../support/receiver.js';
-import { ADMIN_PASSWORD, ApiSession, launchChromium, newContext, startCompiledService, type RunningService } from './service.js';
+import { ADMIN_PASSWORD, ApiSession, launchChromium, newContext, signInAsAdmin, startCompiledService, type RunningService } from './service.js';
 
 /**
  * The operator's pages in Chromium against the compiled service (issue 29): deliveries over time on the webhooks page
@@ -50,11 +50,7 @@ describe('the operator\'s console pages, in Chromium', () => {
     caseId = reported.cases[3].id;
     await waitUntil(async () => (await health()).totals.attempts === 14 + 2 * 14, 'every attempt counted', 30_000);
     page = await (await newContext(browser)).newPage();
-    await page.goto(`${service.baseUrl}/`);
-    await page.getByLabel('Username or email').fill('admin');
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    await signInAsAdmin(page, service.baseUrl);
   }, 180_000);
 
   afterAll(async () => {

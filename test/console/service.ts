@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { buildService, type ServiceBuild } from '../../bench/lib/build.js';
 import { removeDir } from '../support/databases.js';
 import { stopCli, waitUntil, type Finished } from '../support/processes.js';
@@ -79,6 +79,16 @@ export async function newContext(browser: Browser): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-GB', timezoneId: 'UTC' });
   context.setDefaultTimeout(15_000);
   return context;
+}
+
+/** Signs `page` in as the admin through the sign-in form, and waits for the webhooks page it lands on. */
+export async function signInAsAdmin(page: Page, baseUrl: string): Promise<void> {
+  await page.goto(`${baseUrl}/`);
+  await page.getByLabel('Username or email').fill('admin');
+  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${baseUrl}/webhooks`);
+  await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
 }
 
 /** The public API, as a script would call it: a session cookie from POST /api/auth/login. */

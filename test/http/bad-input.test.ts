@@ -44,6 +44,15 @@ describe('bad input is a 400 naming the field, never a 500 (issue 8, items 9 and
       expect(id.body).toEqual({ key: 'invalid_parameter', message: `path parameter id ${DIGITS_ONLY}, got "1\\u0000"`, field: 'id' });
     });
 
+    it('refuses %00 and a lone surrogate in a query parameter, on a route that searches with it', async () => {
+      const nul = await t.admin.get('/api/admin/webhooks?q=%00');
+      expect(nul.status).toBe(400);
+      expect(nul.body).toEqual({ key: 'invalid_parameter', message: 'query parameter q must not contain the character U+0000', field: 'q' });
+      const surrogate = await t.admin.get('/api/admin/webhooks?q=a%ED%A0%80');
+      expect(surrogate.status).toBeLessThan(500);
+      expect((await t.admin.get('/api/admin/webhooks?q=example')).status).toBe(200);
+    });
+
     it('answers 401, not 500, to an API key header whose email holds U+0000', async () => {
       const apiKey = (await t.admin.post('/api/admin/applications', { name: 'k', groups: [1] })).body.apiKey;
       const client = new ApiClient(t.app, { authorization: `Basic ${Buffer.from(`admin@localhost\u0000:${apiKey}`).toString('base64')}` });

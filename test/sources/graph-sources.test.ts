@@ -1,6 +1,9 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../cli/cli-support.js';
-import { useTestService } from '../support/test-service.js';
+import { ApiClient, useTestService } from '../support/test-service.js';
 
 const SCHEMA = [
   'CREATE NODE TABLE Client(id STRING, name STRING, PRIMARY KEY(id))',
@@ -61,6 +64,36 @@ describe('data sources with a graph, and LKE\'s graph routes', () => {
     expect(missing.body.key).toBe('not_found');
   });
 
+  it('keeps every query inside the graph: no file read or written, not by an Admin\'s write query either', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'outside-'));
+    try {
+      const secret = path.join(folder, 'secret.txt');
+      writeFileSync(secret, 'the-secret-line\n');
+      const analyst = await t.userClient('graph-reader-of-files');
+      const read = await analyst.post('/api/fraud/graph/alertPreview', {
+        query: `LOAD FROM '${secret}' (file_format='csv', header=false) RETURN column0 AS line`, columns: [{ type: 'string', columnName: 'line', columnTitle: 'line' }],
+      });
+      expect(read.status).toBe(400);
+      expect(read.body).toMatchObject({ key: 'bad_graph_request', field: 'query', message: expect.stringMatching(/LOAD FROM.*outside the graph/) });
+      expect(JSON.stringify(read.body)).not.toMatch(/the-secret-line|secret\.txt/);
+      const hidden = await analyst.post('/api/fraud/graph/run/query', { query: `MATCH (c:Client) WITH c /* a comment */ LOAD\nFROM '${secret}' (file_format='csv') RETURN c` });
+      expect(hidden.status).toBe(400);
+      expect((await analyst.post('/api/fraud/graph/run/query', { query: `COPY (MATCH (c:Client) RETURN c.id) TO '${path.join(folder, 'analyst.csv')}'` })).status).toBe(400);
+      await t.admin.patch('/api/admin/sources/fraud', { graph: { vendor: 'embedded', allowWrites: true } });
+      for (const query of [`COPY (MATCH (c:Client) RETURN c.id) TO '${path.join(folder, 'admin.csv')}'`, `EXPORT DATABASE '${path.join(folder, 'export')}'`, `COPY Client FROM '${secret}'`, 'INSTALL httpfs']) {
+        const answer = await t.admin.post('/api/fraud/graph/run/query', { query });
+        expect(answer.status, query).toBe(400);
+        expect(answer.body.key).toBe('bad_graph_request');
+      }
+      expect(['analyst.csv', 'admin.csv', 'export'].filter((name) => existsSync(path.join(folder, name)))).toEqual([]);
+      // A keyword inside a string, a property or a label is data, not a clause.
+      const data = await analyst.post('/api/fraud/graph/alertPreview', { query: "MATCH (c:Client) WHERE c.name <> 'LOAD FROM x' RETURN c.id AS id, 'COPY' AS copy", columns: [{ type: 'string', columnName: 'id', columnTitle: 'id' }] });
+      expect(data.status).toBe(200);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('lets one user run at most 4 graph queries at once, previews counted, and another user is not held up by them', async () => {
     const busy = await t.userClient('graph-busy');
     // Streamed cross products that Kùzu stops at their 1.5 s time-out: five at once, whichever comes last is refused.
@@ -74,6 +107,19 @@ describe('data sources with a graph, and LKE\'s graph routes', () => {
     expect(answers.find((r) => r.status === 429)!.body).toEqual({ key: 'too_many_requests', message: 'you already have 4 graph queries running (at most 4 at once): wait for one to end' });
     expect(otherAnswer.status).toBe(200);
     expect((await busy.post('/api/fraud/graph/run/query', { query: 'RETURN 1 AS one' })).status).toBe(200);
+  });
+
+  it('counts an API key\'s queries as the key\'s, whichever users it names', async () => {
+    const apiKey = (await t.admin.post('/api/admin/applications', { name: 'graph-key', groups: [2] })).body.apiKey as string;
+    const emails = await Promise.all(['key-user-1', 'key-user-2', 'key-user-3', 'key-user-4', 'key-user-5'].map(async (name) => {
+      await t.userClient(name);
+      return `${name}@example.com`;
+    }));
+    const asUser = (email: string) => new ApiClient(t.app, { authorization: `Basic ${Buffer.from(`${email}:${apiKey}`).toString('base64')}` });
+    const slow = { query: 'UNWIND range(1, 20000) AS x UNWIND range(1, 20000) AS y WITH x, y WHERE (x * y) % 7 = 3 RETURN count(*) AS s', timeout: 1500 };
+    const answers = await Promise.all(emails.map((email) => asUser(email).post('/api/fraud/graph/run/query', slow)));
+    expect(answers.map((r) => r.status).sort()).toEqual([429, 504, 504, 504, 504]);
+    expect(answers.find((r) => r.status === 429)!.body.message).toMatch(/^this API key already has 4 graph queries running/);
   });
 
   it('answers bad queries, time-outs and sources without a graph with their keys', async () => {

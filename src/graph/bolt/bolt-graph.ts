@@ -12,6 +12,7 @@ import neo4j, { type Driver, type Session } from 'neo4j-driver';
 import { GraphError, subgraphOfRows, type GraphSource, type RowStream, type RunOptions, type SubgraphAnswer, type SubgraphOptions } from '../graph-source.js';
 import type { GraphEdge, GraphNode, GraphRow } from '../items.js';
 import { boltEdge, boltNode, boltValue } from './bolt-values.js';
+import { outsideAccess } from '../outside-access.js';
 
 export interface BoltGraphOptions {
   url: string;
@@ -56,6 +57,9 @@ export class BoltGraph implements GraphSource {
   }
 
   async run(query: string, options: RunOptions): Promise<RowStream> {
+    // LOAD CSV and APOC's file and dynamic-query procedures reach past the graph (outside-access.ts).
+    const outside = outsideAccess(query, 'neo4j');
+    if (outside) throw new GraphError('bad_graph_request', outside);
     const session = this.#session(options.readOnly);
     const params = options.params ?? {};
     try {

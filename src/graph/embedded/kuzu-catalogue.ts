@@ -123,27 +123,42 @@ export class Catalogue {
    */
   async toWireRows(conn: Connection, rows: Record<string, KuzuValue>[], columns: readonly string[], properties: boolean, known: Map<string, string>): Promise<WireRow[]> {
     const missing = new Map<string, InternalId>();
+    // Each node's id is made once, here, and found again by the node's object when its value is written below
+    // (making it twice, and the edges' ends' keys, was a third of the Kùzu process's CPU in an alert rerun).
+    const ids = new Map<object, string>();
     const visit = (value: unknown): void => {
       if (value === null || typeof value !== 'object' || value instanceof Date) return;
-      if (Array.isArray(value)) return value.forEach(visit);
+      if (Array.isArray(value)) {
+        for (const item of value) visit(item);
+        return;
+      }
       const item = value as Partial<KuzuNode & KuzuRel & KuzuPath>;
-      if (item._nodes && item._rels) return [...item._nodes, ...item._rels].forEach(visit);
+      if (item._nodes && item._rels) {
+        for (const node of item._nodes) visit(node);
+        for (const rel of item._rels) visit(rel);
+        return;
+      }
       if (item._src && item._dst && item._label) {
-        for (const end of [item._src, item._dst]) if (!known.has(internalKey(end))) missing.set(internalKey(end), end);
+        for (const end of [item._src, item._dst]) {
+          const key = internalKey(end);
+          if (!known.has(key)) missing.set(key, end);
+        }
         return;
       }
       if (item._id && item._label) {
         const id = this.#nodeId(item as KuzuNode);
-        if (id) known.set(internalKey(item._id), id);
+        if (id) {
+          known.set(internalKey(item._id), id);
+          ids.set(item, id);
+        }
         return;
       }
-      Object.values(value).forEach(visit);
+      for (const key in value) visit((value as Record<string, unknown>)[key]);
     };
-    rows.forEach(visit);
+    for (const row of rows) for (const column of columns) visit(row[column]);
     for (const key of missing.keys()) if (known.has(key)) missing.delete(key);
     if (missing.size) await this.#resolve(conn, [...missing.values()], known);
-    const wire = (value: unknown) => this.#wire(value, properties, known);
-    return rows.map((row) => columns.map((column) => wire(row[column])));
+    return rows.map((row) => columns.map((column) => this.#wire(row[column], properties, known, ids)));
   }
 
   /**
@@ -214,25 +229,26 @@ export class Catalogue {
     return table ? nodeId(node._label, node[table.primaryKey]) : undefined;
   }
 
-  #wire(value: unknown, properties: boolean, known: Map<string, string>): WireValue {
+  /** `ids`: the ids already made of some nodes, by their object (toWireRows). */
+  #wire(value: unknown, properties: boolean, known: Map<string, string>, ids?: Map<object, string>): WireValue {
     if (value === null || value === undefined) return null;
     if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
     if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') return value;
     if (value instanceof Date) return value.toISOString();
-    if (Array.isArray(value)) return value.map((v) => this.#wire(v, properties, known));
+    if (Array.isArray(value)) return value.map((v) => this.#wire(v, properties, known, ids));
     if (typeof value !== 'object') return String(value);
     const item = value as Partial<KuzuNode & KuzuRel & KuzuPath>;
-    if (item._nodes && item._rels) return { p: [item._nodes.map((n) => this.#node(n, properties)), item._rels.map((r) => this.#edge(r, properties, known))] };
+    if (item._nodes && item._rels) return { p: [item._nodes.map((n) => this.#node(n, properties, ids)), item._rels.map((r) => this.#edge(r, properties, known))] };
     if (item._src && item._dst && item._label) return { e: this.#edge(item as KuzuRel, properties, known) };
-    if (item._id && item._label) return { n: this.#node(item as KuzuNode, properties) };
+    if (item._id && item._label) return { n: this.#node(item as KuzuNode, properties, ids) };
     if ('offset' in item && 'table' in item && Object.keys(item).length === 2) return internalKey(item as unknown as InternalId);
     const map: Record<string, WireValue> = {};
-    for (const [k, v] of Object.entries(value)) map[k] = this.#wire(v, properties, known);
+    for (const [k, v] of Object.entries(value)) map[k] = this.#wire(v, properties, known, ids);
     return { m: map };
   }
 
-  #node(node: KuzuNode, properties: boolean): WireNode {
-    const id = this.#nodeId(node) ?? `?${internalKey(node._id)}`;
+  #node(node: KuzuNode, properties: boolean, ids?: Map<object, string>): WireNode {
+    const id = ids?.get(node) ?? this.#nodeId(node) ?? `?${internalKey(node._id)}`;
     return properties ? [id, node._label, this.#properties(node)] : [id, node._label];
   }
 

@@ -10,6 +10,7 @@ import kuzu, { type Connection, type KuzuValue, type QueryResult } from 'kuzu';
 import { Catalogue, ItemSet, nodeTableKeyParam, quoteName } from './kuzu-catalogue.js';
 import { parseEdgeId, parseNodeId } from './kuzu-ids.js';
 import type { ChildMessage, ErrorKind, ParentMessage } from './kuzu-protocol.js';
+import { outsideAccess } from '../outside-access.js';
 
 const send = (message: ChildMessage) => process.send!(message);
 
@@ -98,6 +99,9 @@ async function open(message: { query: string; params: Record<string, unknown>; r
     // A setting (`CALL timeout=0`, `CALL threads=64`) is no write, but would stay on the pooled connection for the
     // next query: only a run that may write may change one.
     if (message.readOnly && SETTING.test(message.query)) throw new Error('Can not change a setting inside a read-only transaction.');
+    // Files, extensions and other databases are out of every query's reach, a write's too (outside-access.ts).
+    const outside = outsideAccess(message.query, 'embedded');
+    if (outside) throw new Error(outside);
     if (message.readOnly) await conn.query('BEGIN TRANSACTION READ ONLY');
     // One prepared statement: Kùzu refuses several statements in one prepare, where its plain query would run
     // them all (a write hidden after a read got through that way).

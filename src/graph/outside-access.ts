@@ -1,0 +1,82 @@
+/**
+ * Queries that reach outside the graph: the files and the network of the machine the engine runs on.
+ *
+ * The query API and alerts read and write graph data, nothing else. Kùzu's read-only transaction stops writes to the
+ * graph, but not `LOAD FROM '/any/file'` (a read: an Analyst's alert preview answered the secrets keyring's line),
+ * `COPY (…) TO '/any/file'` or `EXPORT DATABASE` (writes to the service's file system), nor `ATTACH`, `INSTALL` and
+ * `LOAD EXTENSION`. An Admin's write query may not do them either: they reach files the service keeps from every
+ * caller (the keyring, the database), and the CLI's `graph load` is the way to load files. On Neo4j and Memgraph,
+ * `LOAD CSV` reads the server's files and fetches URLs from it, and APOC's load, import, export and dynamic Cypher
+ * procedures do the same or hide a query in a string; what the server allows is its own configuration, so these are
+ * refused here too, and the docs say to give the service a user with least rights.
+ *
+ * The check reads the query's words outside comments, string literals and backquoted names, so a keyword in a
+ * property value or a name does not count, and one hidden in a comment cannot slip through by spacing.
+ */
+
+export type OutsideAccessVendor = 'embedded' | 'neo4j';
+
+/** Statements that touch files, extensions or other databases when they are the query's statement. */
+const EMBEDDED_STATEMENTS = new Set(['COPY', 'EXPORT', 'IMPORT', 'ATTACH', 'DETACH', 'INSTALL', 'UNINSTALL', 'USE', 'LOAD']);
+const APOC_OUTSIDE = /^apoc\.(load|import|export|cypher|periodic|do|systemdb|trigger|custom|log|util\.(sleep|validate))\b/i;
+
+/** The query's words, in order: keywords and names, with `.`-joined names kept whole (`apoc.load.json`). */
+export function queryWords(query: string): string[] {
+  const words: string[] = [];
+  let i = 0;
+  const n = query.length;
+  while (i < n) {
+    const c = query[i]!;
+    if (c === '/' && query[i + 1] === '/') {
+      while (i < n && query[i] !== '\n') i++;
+    } else if (c === '/' && query[i + 1] === '*') {
+      const end = query.indexOf('*/', i + 2);
+      i = end < 0 ? n : end + 2;
+    } else if (c === "'" || c === '"' || c === '`') {
+      i++;
+      while (i < n && query[i] !== c) i += query[i] === '\\' && c !== '`' ? 2 : 1;
+      i++;
+      // A backquoted name stands for a name: keep its place so `a.`x`` does not join the next word.
+      if (c === '`') words.push('`');
+    } else if (/[A-Za-z_]/.test(c)) {
+      let j = i + 1;
+      while (j < n && /[A-Za-z0-9_.]/.test(query[j]!)) j++;
+      // A label or relationship type (`(n:Load)`) is a name, never a keyword.
+      let before = i - 1;
+      while (before >= 0 && /\s/.test(query[before]!)) before--;
+      words.push(query[before] === ':' ? `:${query.slice(i, j)}` : query.slice(i, j));
+      i = j;
+    } else {
+      i++;
+    }
+  }
+  return words;
+}
+
+/**
+ * Why `query` reaches outside the graph, as a message for its caller, or undefined when it does not. The message
+ * names the clause; it never echoes a path.
+ */
+export function outsideAccess(query: string, vendor: OutsideAccessVendor): string | undefined {
+  const words = queryWords(query);
+  const upper = words.map((w) => w.toUpperCase());
+  if (vendor === 'embedded') {
+    let first = 0;
+    while (upper[first] === 'EXPLAIN' || upper[first] === 'PROFILE') first++;
+    const statement = upper[first];
+    if (statement !== undefined && EMBEDDED_STATEMENTS.has(statement)) return refusal(statement === 'LOAD' ? `LOAD ${upper[first + 1] ?? ''}`.trim() : statement);
+    for (let k = 0; k < upper.length - 1; k++) {
+      if (upper[k] === 'LOAD' && (upper[k + 1] === 'FROM' || upper[k + 1] === 'WITH')) return refusal('LOAD FROM');
+    }
+    return undefined;
+  }
+  for (let k = 0; k < upper.length; k++) {
+    if (upper[k] === 'LOAD' && upper[k + 1] === 'CSV') return refusal('LOAD CSV');
+    if (APOC_OUTSIDE.test(words[k]!)) return refusal(words[k]!.split('.').slice(0, 2).join('.'));
+  }
+  return undefined;
+}
+
+function refusal(clause: string): string {
+  return `this query uses ${clause}, which reaches files, extensions or other databases outside the graph: queries here read and write the graph only (load files into an embedded graph with \`alert-webhooks graph load\`)`;
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { outsideAccess, queryWords } from '../../src/graph/outside-access.js';
+
+describe('queries that reach outside the graph', () => {
+  it.each([
+    "LOAD FROM '/etc/passwd' RETURN *",
+    "load with headers (a STRING) from 'f.csv' RETURN a",
+    "MATCH (n) WITH n LOAD FROM 'f.csv' RETURN n",
+    "MATCH (n) WITH n /* hidden */ LOAD/**/FROM 'f' RETURN n",
+    "COPY (MATCH (n) RETURN n) TO '/tmp/x.csv'",
+    "COPY Client FROM '/tmp/x.csv'",
+    "EXPORT DATABASE '/tmp/x'",
+    "IMPORT DATABASE '/tmp/x'",
+    "ATTACH '/tmp/db' AS other (dbtype kuzu)",
+    'DETACH other',
+    'USE other',
+    'INSTALL httpfs',
+    'LOAD EXTENSION httpfs',
+    "EXPLAIN COPY (MATCH (n) RETURN n) TO 'x.csv'",
+    "// a comment first\nCOPY Client FROM 'x.csv'",
+  ])('refuses on the embedded engine: %s', (query) => {
+    expect(outsideAccess(query, 'embedded')).toMatch(/outside the graph/);
+  });
+
+  it.each([
+    'MATCH (n) RETURN n',
+    "MATCH (n) WHERE n.name = 'LOAD FROM x; COPY' RETURN n",
+    'MATCH (n:Load) WITH n RETURN n.copy, n.load',
+    'MATCH (`LOAD`) RETURN 1',
+    "CREATE (:Client {id: 'x'})",
+    'CALL show_tables() RETURN *',
+    'MATCH (a)-[:COPY]->(b) RETURN a // LOAD FROM',
+  ])('lets through on the embedded engine: %s', (query) => {
+    expect(outsideAccess(query, 'embedded')).toBeUndefined();
+  });
+
+  it.each([
+    "LOAD CSV FROM 'file:///etc/passwd' AS line RETURN line",
+    "USING PERIODIC COMMIT LOAD CSV WITH HEADERS FROM 'http://127.0.0.1/x' AS row RETURN row",
+    "CALL apoc.load.json('file:///etc/passwd') YIELD value RETURN value",
+    "CALL apoc.cypher.run('LOAD CSV FROM $u AS l RETURN l', {u: 'x'}) YIELD value RETURN value",
+    "RETURN apoc.cypher.runFirstColumnSingle('RETURN 1')",
+    "CALL apoc.export.csv.all('/tmp/x.csv', {})",
+    "CALL apoc.periodic.iterate('MATCH (n) RETURN n', 'DELETE n', {})",
+  ])('refuses on Neo4j and Memgraph: %s', (query) => {
+    expect(outsideAccess(query, 'neo4j')).toMatch(/outside the graph/);
+  });
+
+  it.each(["CALL apoc.path.expand(n, 'KNOWS', null, 1, 2) YIELD path RETURN path", "MATCH (n) WHERE n.note = 'LOAD CSV' RETURN n", 'MATCH (n:Load) RETURN n'])(
+    'lets through on Neo4j and Memgraph: %s',
+    (query) => {
+      expect(outsideAccess(query, 'neo4j')).toBeUndefined();
+    },
+  );
+
+  it('reads words outside strings, comments and backquoted names, an unclosed one to the end', () => {
+    expect(queryWords("MATCH (n:Label) WHERE n.x = 'a \\' LOAD' // LOAD\nRETURN `LOAD FROM`")).toEqual(['MATCH', 'n', ':Label', 'WHERE', 'n.x', 'RETURN', '`']);
+    expect(queryWords("RETURN 'unclosed LOAD FROM")).toEqual(['RETURN']);
+    expect(queryWords('RETURN 1 /* unclosed LOAD FROM')).toEqual(['RETURN']);
+  });
+});
