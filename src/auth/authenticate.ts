@@ -5,8 +5,8 @@ import { refuseLargeAnonymousBody } from '../http/validation.js';
 import { findApiKeyApplication } from './applications.js';
 import { refuseCrossOriginSession } from './same-origin.js';
 import { bindPrincipalToLog, isAdmin, type Principal } from './principal.js';
-import { findSessionUserId, SESSION_COOKIE } from './sessions.js';
-import { findUserByEmail, findUserById } from './users.repo.js';
+import { findSessionUser, SESSION_COOKIE } from './sessions.js';
+import { findUserByEmail } from './users.repo.js';
 
 /**
  * Who may call a route: anyone (`public`), any signed-in user or API key (`user`), or the Admin group (`admin`).
@@ -124,9 +124,7 @@ async function resolvePrincipal(db: Database, request: FastifyRequest): Promise<
   if (authorization?.startsWith('Basic ')) return principalFromApiKey(db, authorization.slice(6));
   const token = request.cookies[SESSION_COOKIE];
   if (!token) return null;
-  const userId = await findSessionUserId(db, token);
-  if (userId === undefined) return null;
-  const user = await findUserById(db, userId);
+  const user = await findSessionUser(db, token);
   return user ? { userId: user.id, username: user.username, email: user.email, groupIds: user.group_ids, via: 'session' } : null;
 }
 

@@ -15,11 +15,23 @@ export async function createSession(db: Queryable, userId: number, ttlMs: number
   return token;
 }
 
-export async function findSessionUserId(db: Queryable, token: string): Promise<number | undefined> {
-  const { rows } = await db.query<{ user_id: number }>('SELECT user_id FROM sessions WHERE token_hash = $1 AND expires_at > now()', [
-    sha256Hex(token),
-  ]);
-  return rows[0]?.user_id;
+/** The user a live session acts as, in one query: every signed-in request asks it before anything else. */
+export async function findSessionUser(db: Queryable, token: string): Promise<SessionUser | undefined> {
+  const { rows } = await db.query<SessionUser>(
+    `SELECT u.id, u.username, u.email,
+            COALESCE((SELECT array_agg(g.group_id ORDER BY g.group_id) FROM user_groups g WHERE g.user_id = u.id), '{}') AS group_ids
+     FROM sessions s JOIN users u ON u.id = s.user_id
+     WHERE s.token_hash = $1 AND s.expires_at > now()`,
+    [sha256Hex(token)],
+  );
+  return rows[0];
+}
+
+export interface SessionUser {
+  id: number;
+  username: string;
+  email: string;
+  group_ids: number[];
 }
 
 export async function deleteSession(db: Queryable, token: string): Promise<void> {

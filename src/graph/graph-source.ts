@@ -33,12 +33,17 @@ export interface RowStream extends AsyncIterable<GraphRow> {
 /** What `subgraph` reads: a run's limits, and the most nodes and edges together the answer holds. */
 export type SubgraphOptions = Omit<RunOptions, 'properties' | 'signal'> & { maxItems: number };
 
-/** The distinct nodes and edges of a query's rows, as the JSON text of the arrays the API answers (run/query). */
+/**
+ * The distinct nodes and edges of a query's rows, as the JSON of the arrays the API answers (run/query), in UTF-8
+ * bytes: what the route writes to the socket as it is. Bytes, not strings: a string from the Kùzu process is decoded
+ * from the IPC message, then measured and encoded again for the socket, which cost the service more than the query's
+ * own reading (bench/README.md, "Graph").
+ */
 export interface SubgraphAnswer {
-  /** JSON of GraphNode[]. */
-  nodes: string;
-  /** JSON of GraphEdge[]. */
-  edges: string;
+  /** UTF-8 JSON of GraphNode[]. */
+  nodes: Buffer;
+  /** UTF-8 JSON of GraphEdge[]. */
+  edges: Buffer;
   /** Rows were left unread (maxRows), or the items of rows past maxItems left out. */
   truncated: boolean;
 }
@@ -96,7 +101,7 @@ export async function subgraphOfRows(stream: RowStream, maxItems: number): Promi
   }
   await stream.close();
   const { nodes, edges } = subgraph.toJSON();
-  return { nodes: JSON.stringify(nodes), edges: JSON.stringify(edges), truncated: cut || stream.truncated };
+  return { nodes: Buffer.from(JSON.stringify(nodes)), edges: Buffer.from(JSON.stringify(edges)), truncated: cut || stream.truncated };
 }
 
 /** Reads every row of a stream (for small answers: a node lookup, a test). */

@@ -101,6 +101,11 @@ export class GraphRegistry {
     return opening;
   }
 
+  /** The graph this process holds for `sourceKey` now, as last opened: no database read, so maybe stale (see open). */
+  held(sourceKey: string): OpenedGraph | undefined {
+    return this.#entries.get(sourceKey);
+  }
+
   /** False when this process's last try to open the source's graph failed (and none succeeded since). */
   reachable(sourceKey: string): boolean {
     return !this.#failing.has(sourceKey);

@@ -4,10 +4,10 @@ import { requireUser } from '../auth/authenticate.js';
 import { isAdmin, type Principal } from '../auth/principal.js';
 import type { Database } from '../db/database.js';
 import { notFound } from '../errors.js';
-import { GraphError, queryRefused } from '../graph/graph-source.js';
+import { GraphError, queryRefused, type GraphSource, type SubgraphAnswer } from '../graph/graph-source.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { GraphRegistry } from './graph-registry.js';
+import type { GraphRegistry, OpenedGraph } from './graph-registry.js';
 import { queryHolder, type QuerySlots } from './query-slots.js';
 import { DEFAULT_QUERY_LIMIT, DEFAULT_QUERY_TIMEOUT_MS, GraphEdgeSchema, GraphNodeSchema, RunQueryAnswer, RunQueryBody, SourceKey } from './schemas.js';
 
@@ -24,6 +24,8 @@ export interface GraphRoutesOptions {
 const ItemParams = Type.Object({ sourceKey: SourceKey, id: Type.String({ minLength: 1, maxLength: 1024 }) });
 // An answer's nodes and edges together, at most: a query that returns more is cut (truncatedByLimit).
 export const MAX_ANSWER_ITEMS = 20_000;
+const NODES_HEAD = Buffer.from('{"nodes":');
+const EDGES_HEAD = Buffer.from(',"edges":');
 
 export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async (app, { db, graphs, metrics, slots }) => {
   app.post(
@@ -44,15 +46,15 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
     async (request, reply) => {
       const principal = requireUser(request);
       const answer = await slots.hold(queryHolder(principal), () => runQuery(principal, request.params.sourceKey, request.body));
-      // The nodes and edges come as JSON text in the answer's shapes (GraphSource.subgraph): sent as they are, not
-      // parsed here to be written again (Fastify sends a string as it is; the schema still documents the answer).
-      const text = `{"nodes":${answer.nodes},"edges":${answer.edges},"truncatedByLimit":${answer.truncated},"truncatedByAccess":false}`;
-      return reply.type('application/json; charset=utf-8').send(text as unknown as Static<typeof RunQueryAnswer>);
+      // The nodes and edges come as UTF-8 JSON in the answer's shapes (GraphSource.subgraph): sent as they are, not
+      // parsed here to be written again (Fastify sends bytes as they are; the schema still documents the answer).
+      const tail = `,"truncatedByLimit":${answer.truncated},"truncatedByAccess":false}`;
+      const body = Buffer.concat([NODES_HEAD, answer.nodes, EDGES_HEAD, answer.edges, Buffer.from(tail)]);
+      return reply.type('application/json; charset=utf-8').send(body as unknown as Static<typeof RunQueryAnswer>);
     },
   );
 
   async function runQuery(principal: Principal, sourceKey: string, body: Static<typeof RunQueryBody>) {
-    const { graph, settings } = await graphs.require(db, sourceKey);
     const limit = body.limit ?? DEFAULT_QUERY_LIMIT;
     const timeoutMs = body.timeout ?? DEFAULT_QUERY_TIMEOUT_MS;
     const options = { timeoutMs, maxRows: limit };
@@ -61,16 +63,30 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
     // Every query is first run read-only, where the engine itself refuses any write (before the run, or at its end
     // on Memgraph, where the run is then rolled back); only an Admin's query on a graph that allows writes is then
     // run again as a write.
-    const run = (readOnly: boolean) => graph.subgraph(body.query, { ...options, readOnly, maxItems: MAX_ANSWER_ITEMS });
+    const runOn = (graph: GraphSource, readOnly: boolean) => graph.subgraph(body.query, { ...options, readOnly, maxItems: MAX_ANSWER_ITEMS });
+    // The source's row is read at every query (its graph may have changed or gone, through any process). Meanwhile
+    // the graph this process holds starts the read-only run: its answer counts only if the row still names that
+    // graph (a changed or removed graph is closed by the read, which stops the run), so the read costs no wait.
+    const held = graphs.held(sourceKey)?.graph;
+    const early = held && runOn(held, true);
+    early?.catch(() => undefined);
+    let opened: OpenedGraph;
     try {
-      let answer: Awaited<ReturnType<typeof run>>;
+      opened = await graphs.require(db, sourceKey);
+    } catch (err) {
+      await early?.catch(() => undefined);
+      throw err;
+    }
+    const { graph, settings } = opened;
+    try {
+      let answer: SubgraphAnswer;
       try {
-        answer = await run(true);
+        answer = await (early && held === graph ? early : runOn(graph, true));
       } catch (err) {
         if (!(err instanceof GraphError) || err.key !== 'write_forbidden') throw err;
         if (!isAdmin(principal)) throw new GraphError('write_forbidden', 'this query writes to the graph: only Admins may run write queries');
         if (!settings.allowWrites) throw new GraphError('write_forbidden', `this query writes to the graph, and the graph of data source "${sourceKey}" does not allow writes (graph.allowWrites)`);
-        answer = await run(false);
+        answer = await runOn(graph, false);
       }
       observe('ok');
       return answer;

@@ -89,22 +89,22 @@ export function graphSourceContract(name: string, subject: ContractSubject): voi
       const query = 'MATCH p = (a:AwClient)-[h:AW_HAS_PHONE]->(ph:AwPhone)<-[:AW_HAS_PHONE]-(b:AwClient) RETURN a, h, ph, b, p, [a, b] AS pair';
       const expected = await subgraphOfRows(await graph.run(query, READ), 1000);
       const answer = await graph.subgraph(query, { ...READ, maxItems: 1000 });
-      const parsed = { nodes: JSON.parse(answer.nodes) as GraphNode[], edges: JSON.parse(answer.edges) as GraphEdge[] };
+      const parsed = { nodes: JSON.parse(answer.nodes.toString()) as GraphNode[], edges: JSON.parse(answer.edges.toString()) as GraphEdge[] };
       const sorted = <T extends { id: string }>(items: T[]) => [...items].sort((x, y) => (x.id < y.id ? -1 : 1));
       expect(sorted(parsed.nodes).map((n) => ({ ...n, data: { ...n.data, readAt: 0 } }))).toEqual(
-        sorted(JSON.parse(expected.nodes) as GraphNode[]).map((n) => ({ ...n, data: { ...n.data, readAt: 0 } })),
+        sorted(JSON.parse(expected.nodes.toString()) as GraphNode[]).map((n) => ({ ...n, data: { ...n.data, readAt: 0 } })),
       );
       expect(sorted(parsed.edges).map((e) => ({ ...e, data: { ...e.data, readAt: 0 } }))).toEqual(
-        sorted(JSON.parse(expected.edges) as GraphEdge[]).map((e) => ({ ...e, data: { ...e.data, readAt: 0 } })),
+        sorted(JSON.parse(expected.edges.toString()) as GraphEdge[]).map((e) => ({ ...e, data: { ...e.data, readAt: 0 } })),
       );
       // alice and bob share the phone: 3 nodes, 2 edges, each once whatever the rows repeat.
       expect([parsed.nodes.length, parsed.edges.length, answer.truncated]).toEqual([3, 2, false]);
       expect(parsed.nodes.find((n) => n.data.categories[0] === 'AwPhone')).toMatchObject({ data: { properties: { number: 5550100 } } });
       // A row is added whole, and then the answer is cut.
       const cut = await graph.subgraph('MATCH (c:AwClient) RETURN c ORDER BY c.id', { ...READ, maxItems: 2 });
-      expect([(JSON.parse(cut.nodes) as GraphNode[]).map((n) => n.data.properties.id), cut.truncated]).toEqual([['alice', 'bob'], true]);
+      expect([(JSON.parse(cut.nodes.toString()) as GraphNode[]).map((n) => n.data.properties.id), cut.truncated]).toEqual([['alice', 'bob'], true]);
       const capped = await graph.subgraph('MATCH (c:AwClient) RETURN c ORDER BY c.id', { ...READ, maxRows: 1, maxItems: 10 });
-      expect([(JSON.parse(capped.nodes) as GraphNode[]).length, capped.truncated]).toEqual([1, true]);
+      expect([(JSON.parse(capped.nodes.toString()) as GraphNode[]).length, capped.truncated]).toEqual([1, true]);
       expect((await refusal(graph.subgraph("CREATE (:AwClient {id: 'mallory'})", { ...READ, maxItems: 10 }))).key).toBe('write_forbidden');
     });
 

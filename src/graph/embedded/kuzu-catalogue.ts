@@ -75,6 +75,8 @@ export class ItemSet {
   readonly edges = new Map<string, GraphEdge>();
   /** The stable ids of the nodes met so far, by Kùzu's internal id: for the ends of later edges too. */
   readonly known = new Map<string, string>();
+  /** Kùzu's internal ids of the items added: an item met again is skipped before its id is made again. */
+  readonly added = new Set<string>();
 
   constructor(readonly readAt: number) {}
 
@@ -200,10 +202,13 @@ export class Catalogue {
       for (const node of item._nodes) this.#addItems(node, items);
       for (const rel of item._rels) this.#addItems(rel, items);
     } else if (item._src && item._dst && item._label) {
+      if (item._id && !firstTime(items.added, internalKey(item._id))) return;
       const [id, , source, target] = this.#edge(item as KuzuRel, false, items.known);
       if (!items.edges.has(id)) items.edges.set(id, graphEdge(id, item._label, source, target, this.#properties(item as KuzuRel), items.readAt));
     } else if (item._id && item._label) {
-      const id = items.known.get(internalKey(item._id))!;
+      const key = internalKey(item._id);
+      if (!firstTime(items.added, key)) return;
+      const id = items.known.get(key)!;
       if (!items.nodes.has(id)) items.nodes.set(id, graphNode(id, [item._label], this.#properties(item as KuzuNode), items.readAt));
     }
   }
@@ -268,6 +273,13 @@ export class Catalogue {
     }
     return properties;
   }
+}
+
+/** Adds `key` to `seen`: false when it was there already. */
+function firstTime(seen: Set<string>, key: string): boolean {
+  if (seen.has(key)) return false;
+  seen.add(key);
+  return true;
 }
 
 /** A property's value as plain JSON: a map's tag dropped. */

@@ -165,7 +165,8 @@ async function subgraph(message: Extract<ParentMessage, { t: 'subgraph' }>): Pro
       if (!full) full = await catalogue.addRows(conn, rows, columns, items, message.maxItems);
     }
     const truncated = full || result.hasNext();
-    send({ t: 'subgraph', id: message.id, nodes: JSON.stringify([...items.nodes.values()]), edges: JSON.stringify([...items.edges.values()]), truncated });
+    const json = (values: Iterable<unknown>) => Buffer.from(JSON.stringify([...values]));
+    send({ t: 'subgraph', id: message.id, nodes: json(items.nodes.values()), edges: json(items.edges.values()), truncated });
   } catch (err) {
     fail(message.id, err);
   } finally {

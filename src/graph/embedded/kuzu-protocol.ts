@@ -68,8 +68,8 @@ export type ChildMessage =
   | { t: 'started'; id: number; columns: string[]; readAt: number }
   /** `rows`: the JSON text of a WireRow[]. */
   | { t: 'rows'; id: number; rows: string; done: boolean; truncated: boolean }
-  /** `nodes`, `edges`: the JSON text of GraphNode[] and GraphEdge[], as the API answers them. */
-  | { t: 'subgraph'; id: number; nodes: string; edges: string; truncated: boolean }
+  /** `nodes`, `edges`: the UTF-8 JSON of GraphNode[] and GraphEdge[], as the API answers them (SubgraphAnswer). */
+  | { t: 'subgraph'; id: number; nodes: Buffer; edges: Buffer; truncated: boolean }
   | { t: 'item'; id: number; item: WireValue; readAt: number }
   | { t: 'loaded'; id: number; results: string[] }
   | { t: 'failed'; id: number; kind: ErrorKind; message: string };
