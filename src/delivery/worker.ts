@@ -536,6 +536,7 @@ export class DeliveryWorker {
 
   #wakeSlotWaiters(): void {
     this.#renewLeases();
+    if (this.#slotWaiters.length === 0) return;
     const waiters = this.#slotWaiters.splice(0);
     for (const wake of waiters) wake();
   }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
+import { enqueueEvents } from '../../src/outbox/enqueue.js';
 
 type Payload = { eventType: string; sourceKey: string; data: { case: { id: number } } };
 
@@ -156,5 +157,23 @@ describe('events and fan-out (docs/api.md, Events and payloads)', () => {
     expect(cases.every((c) => c.created)).toBe(true);
     const { rows } = await t.db.query<{ count: number; webhooks: number }>('SELECT count(*) AS count, count(DISTINCT webhook_id) AS webhooks FROM webhook_deliveries');
     expect(rows[0]).toEqual({ count: 10_000, webhooks: 10 });
+  });
+
+  it('stores each payload as it was given, whether the batch travels joined or as an array literal', async () => {
+    await clearWebhooks();
+    await createWebhook(t.admin, { events: [{ eventType: 'newCase', sourceKey: 'A' }] });
+    // Quotes, backslashes, a non-ASCII character, an escaped control character: JSON as a renderer writes it.
+    const json = [JSON.stringify({ a: 'say "hi"\\', b: 'é\u0001' }), JSON.stringify({ c: [1, '{x}', null] })];
+    // Not JSON: holds the separator the joined form splits on, so the batch goes as an array literal.
+    const odd = ['plain', 'with\u0001separator'];
+    for (const payloads of [json, odd]) {
+      const ids = await t.db.transaction(async (tx) => {
+        const before = await tx.query<{ id: number }>('SELECT coalesce(max(id), 0) AS id FROM webhook_events');
+        await enqueueEvents(tx, payloads.map((payload) => ({ eventType: 'newCase' as const, sourceKey: 'A', payload })));
+        return before.rows[0]!.id;
+      });
+      const { rows } = await t.db.query<{ payload: string }>('SELECT payload FROM webhook_events WHERE id > $1 ORDER BY id', [ids]);
+      expect(rows.map((r) => r.payload)).toEqual(payloads);
+    }
   });
 });
