@@ -57,7 +57,7 @@ export interface GraphSource {
   /**
    * Runs a query for its nodes and edges only, each once (the rows of `run` through a Subgraph): read up to
    * `maxRows` rows, rows added whole until the items reach `maxItems` (the rest are still read: a write's stream is
-   * not cut). An engine may make it where it reads the rows, converting each item once and handing over JSON text.
+   * not cut). An engine may make it where it reads the rows, converting each item once and handing over its JSON.
    */
   subgraph(query: string, options: SubgraphOptions): Promise<SubgraphAnswer>;
   node(id: string): Promise<GraphNode | undefined>;

@@ -90,7 +90,7 @@ export class EmbeddedGraph implements GraphSource {
     }, options.signal);
   }
 
-  /** Made in the Kùzu process, which converts each distinct item once and hands over the answer's JSON text. */
+  /** Made in the Kùzu process, which converts each distinct item once and hands over the answer's UTF-8 JSON. */
   async subgraph(query: string, options: SubgraphOptions): Promise<SubgraphAnswer> {
     const child = await this.#process();
     const id = this.#nextId++;

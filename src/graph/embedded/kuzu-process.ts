@@ -143,7 +143,7 @@ async function start(message: Extract<ParentMessage, { t: 'run' }>): Promise<voi
 }
 
 /**
- * A run for its distinct nodes and edges, answered at once as JSON text (GraphSource.subgraph). Past `maxItems`,
+ * A run for its distinct nodes and edges, answered at once as UTF-8 JSON (GraphSource.subgraph). Past `maxItems`,
  * a read-only run stops reading; a write reads on to `maxRows`, as a stream of its rows would have been read.
  */
 async function subgraph(message: Extract<ParentMessage, { t: 'subgraph' }>): Promise<void> {
