@@ -18,6 +18,11 @@ export type OutsideAccessVendor = 'embedded' | 'neo4j';
 
 /** Statements that touch files, extensions or other databases when they are the query's statement. */
 const EMBEDDED_STATEMENTS = new Set(['COPY', 'EXPORT', 'IMPORT', 'ATTACH', 'DETACH', 'INSTALL', 'UNINSTALL', 'USE', 'LOAD']);
+/**
+ * Kùzu's table functions that read files, which `LOAD FROM` and `COPY` use and a `CALL` reaches as well; called on
+ * their own (`CALL READ_CSV_SERIAL('/etc/hostname') RETURN *`), each crashed Kùzu 0.11.3's process here.
+ */
+const EMBEDDED_FILE_FUNCTIONS = /^(READ_CSV_SERIAL|READ_CSV_PARALLEL|READ_PARQUET|READ_NPY|JSON_SCAN|FILE_INFO|_CACHE_ARRAY_COLUMN_LOCALLY)$/i;
 const APOC_OUTSIDE = /^apoc\.(load|import|export|cypher|periodic|do|systemdb|trigger|custom|log|util\.(sleep|validate))\b/i;
 
 /** The query's words, in order: keywords and names, with `.`-joined names kept whole (`apoc.load.json`). */
@@ -65,8 +70,9 @@ export function outsideAccess(query: string, vendor: OutsideAccessVendor): strin
     while (upper[first] === 'EXPLAIN' || upper[first] === 'PROFILE') first++;
     const statement = upper[first];
     if (statement !== undefined && EMBEDDED_STATEMENTS.has(statement)) return refusal(statement === 'LOAD' ? `LOAD ${upper[first + 1] ?? ''}`.trim() : statement);
-    for (let k = 0; k < upper.length - 1; k++) {
+    for (let k = 0; k < upper.length; k++) {
       if (upper[k] === 'LOAD' && (upper[k + 1] === 'FROM' || upper[k + 1] === 'WITH')) return refusal('LOAD FROM');
+      if (EMBEDDED_FILE_FUNCTIONS.test(words[k]!)) return refusal(upper[k]!);
     }
     return undefined;
   }

@@ -18,6 +18,11 @@ describe('queries that reach outside the graph', () => {
     'LOAD EXTENSION httpfs',
     "EXPLAIN COPY (MATCH (n) RETURN n) TO 'x.csv'",
     "// a comment first\nCOPY Client FROM 'x.csv'",
+    "CALL READ_CSV_SERIAL('/etc/hostname') RETURN *",
+    "CALL read_parquet('/x.parquet') RETURN *",
+    "MATCH (n) CALL JSON_SCAN('/x.json') RETURN n",
+    "CALL FILE_INFO('/etc/hostname') RETURN *",
+    "CALL _CACHE_ARRAY_COLUMN_LOCALLY('T', 'c') RETURN *",
   ])('refuses on the embedded engine: %s', (query) => {
     expect(outsideAccess(query, 'embedded')).toMatch(/outside the graph/);
   });
@@ -30,6 +35,9 @@ describe('queries that reach outside the graph', () => {
     "CREATE (:Client {id: 'x'})",
     'CALL show_tables() RETURN *',
     'MATCH (a)-[:COPY]->(b) RETURN a // LOAD FROM',
+    'MATCH (n:READ_CSV) RETURN n.read_parquet, n.file_info',
+    'CALL table_info(\'Client\') RETURN *',
+    'MATCH (n) WITH count(n) AS read_total, 1 AS _n RETURN read_total, _n',
   ])('lets through on the embedded engine: %s', (query) => {
     expect(outsideAccess(query, 'embedded')).toBeUndefined();
   });

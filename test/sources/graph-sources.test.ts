@@ -78,6 +78,8 @@ describe('data sources with a graph, and LKE\'s graph routes', () => {
       expect(JSON.stringify(read.body)).not.toMatch(/the-secret-line|secret\.txt/);
       const hidden = await analyst.post('/api/fraud/graph/run/query', { query: `MATCH (c:Client) WITH c /* a comment */ LOAD\nFROM '${secret}' (file_format='csv') RETURN c` });
       expect(hidden.status).toBe(400);
+      // The table function behind LOAD FROM, called by itself (it crashed Kùzu's process).
+      expect((await analyst.post('/api/fraud/graph/run/query', { query: `CALL READ_CSV_SERIAL('${secret}') RETURN *` })).body).toMatchObject({ key: 'bad_graph_request', message: expect.stringMatching(/READ_CSV_SERIAL/) });
       expect((await analyst.post('/api/fraud/graph/run/query', { query: `COPY (MATCH (c:Client) RETURN c.id) TO '${path.join(folder, 'analyst.csv')}'` })).status).toBe(400);
       await t.admin.patch('/api/admin/sources/fraud', { graph: { vendor: 'embedded', allowWrites: true } });
       for (const query of [`COPY (MATCH (c:Client) RETURN c.id) TO '${path.join(folder, 'admin.csv')}'`, `EXPORT DATABASE '${path.join(folder, 'export')}'`, `COPY Client FROM '${secret}'`, 'INSTALL httpfs']) {
