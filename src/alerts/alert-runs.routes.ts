@@ -9,7 +9,7 @@ import { claimAlert, runClaimedAlert, type RunDependencies } from './alert-run.j
 import { columnValues } from './alert-rows.js';
 import { alertQueries, alertRuns, findAlert } from './alerts.js';
 import { findCase } from './cases.js';
-import { queryHolder, type QuerySlots } from '../sources/query-slots.js';
+import type { QuerySlots } from '../sources/query-slots.js';
 import { AlertParams, AlertRunSchema, CaseParams, MatchSchema, PreviewAnswer, PreviewBody, SourceKey } from './schemas.js';
 
 export interface AlertRunRoutesOptions {
@@ -93,7 +93,7 @@ export const alertRunRoutes: FastifyPluginAsyncTypebox<AlertRunRoutesOptions> = 
         response: { 200: PreviewAnswer, ...errorResponses(400, 401, 403, 429, 503, 504) },
       },
     },
-    async (request) => slots.hold(queryHolder(requireUser(request)), async () => {
+    async (request) => slots.hold(requireUser(request), async () => {
       const { graph } = await graphs.require(db, request.params.sourceKey);
       const columns = request.body.columns ?? [];
       const stream = await graph

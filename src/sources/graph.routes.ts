@@ -8,7 +8,7 @@ import { GraphError, queryRefused, type GraphSource, type SubgraphAnswer } from 
 import { errorResponses } from '../http/schemas.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { GraphRegistry, OpenedGraph } from './graph-registry.js';
-import { queryHolder, type QuerySlots } from './query-slots.js';
+import type { QuerySlots } from './query-slots.js';
 import { DEFAULT_QUERY_LIMIT, DEFAULT_QUERY_TIMEOUT_MS, GraphEdgeSchema, GraphNodeSchema, RunQueryAnswer, RunQueryBody, SourceKey } from './schemas.js';
 
 export interface GraphRoutesOptions {
@@ -45,7 +45,7 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
     },
     async (request, reply) => {
       const principal = requireUser(request);
-      const answer = await slots.hold(queryHolder(principal), () => runQuery(principal, request.params.sourceKey, request.body));
+      const answer = await slots.hold(principal, () => runQuery(principal, request.params.sourceKey, request.body));
       // The nodes and edges come as UTF-8 JSON in the answer's shapes (GraphSource.subgraph): sent as they are, not
       // parsed here to be written again (Fastify sends bytes as they are; the schema still documents the answer).
       const tail = `,"truncatedByLimit":${answer.truncated},"truncatedByAccess":false}`;

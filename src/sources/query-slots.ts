@@ -12,7 +12,7 @@ export const QUERIES_PER_USER = 4;
  * Whose slots a request takes: the user's, or, through an API key, the key's own. A key may act as any user whose
  * email it names, so counting by user would give one key 4 slots per user of the service.
  */
-export function queryHolder(principal: Principal): string {
+function holderOf(principal: Principal): string {
   return principal.application ? `application:${principal.application.id}` : `user:${principal.userId}`;
 }
 
@@ -21,11 +21,12 @@ export class QuerySlots {
 
   constructor(readonly perUser: number = QUERIES_PER_USER) {}
 
-  /** Takes one of `holder`'s slots (queryHolder) for the length of `work`, or answers 429 when they are all taken. */
-  async hold<T>(holder: string, work: () => Promise<T>): Promise<T> {
+  /** Takes one of the caller's slots (its user's, or its API key's) for the length of `work`; 429 when all are taken. */
+  async hold<T>(principal: Principal, work: () => Promise<T>): Promise<T> {
+    const holder = holderOf(principal);
     const held = this.#running.get(holder) ?? 0;
     if (held >= this.perUser) {
-      const who = holder.startsWith('application:') ? 'this API key already has' : 'you already have';
+      const who = principal.application ? 'this API key already has' : 'you already have';
       throw new AppError('too_many_requests', `${who} ${held} graph queries running (at most ${this.perUser} at once): wait for one to end`);
     }
     this.#running.set(holder, held + 1);
