@@ -70,7 +70,7 @@ describe('the alert pages and the case graph, in Chromium', () => {
     await editor.fill('MATCH (c:Client) RETURN c ORDER BY');
     await page.getByRole('button', { name: 'Preview query 1' }).click();
     expect(await page.locator('fieldset.query .field-error').textContent()).toMatch(/Parser exception/);
-    expect(await editor.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => editor.getAttribute('aria-invalid')).toBe('true');
 
     await editor.fill(SHARED_PHONE);
     await page.getByLabel('Target').fill('paths');

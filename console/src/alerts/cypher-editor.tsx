@@ -3,7 +3,7 @@ import { bracketMatching, defaultHighlightStyle, StreamLanguage, syntaxHighlight
 import { cypher } from '@codemirror/legacy-modes/mode/cypher';
 import { Compartment, EditorState } from '@codemirror/state';
 import { drawSelection, EditorView, highlightActiveLine, keymap, lineNumbers, placeholder } from '@codemirror/view';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 
 const cypherLanguage = StreamLanguage.define(cypher);
 
@@ -81,7 +81,8 @@ export function CypherEditor({ value, onChange, label, error }: CypherEditorProp
     if (editor && editor.state.doc.toString() !== value) editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: value } });
   }, [value]);
 
-  useEffect(() => {
+  // In the same commit as the error's text beside the editor, so the two are never seen apart.
+  useLayoutEffect(() => {
     view.current?.dispatch({ effects: attributes.current.reconfigure(contentAttributes()) });
   }, [label, error]);
 
