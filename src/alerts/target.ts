@@ -1,5 +1,8 @@
 import { hash } from 'node:crypto';
 
+/** The most nodes and edges one match (or a case's target) may hold. */
+export const MAX_TARGET_IDS = 10_000;
+
 /** What a match found: graph node and edge IDs, as reported. */
 export interface Match {
   nodes?: string[];

@@ -4,7 +4,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { GraphError, type GraphSource, type RowStream, type RunOptions, type SubgraphAnswer, type SubgraphOptions } from '../graph-source.js';
+import { GraphError, type GraphSource, type IdentifiedBatch, type RowStream, type RunOptions, type SubgraphAnswer, type SubgraphOptions } from '../graph-source.js';
 import { EdgeValue, NodeValue, type GraphEdge, type GraphNode, type GraphRow } from '../items.js';
 import { decodeWireRow, decodeWireValue, type ChildMessage, type ParentMessage, type WireRow } from './kuzu-protocol.js';
 
@@ -82,6 +82,17 @@ export class EmbeddedGraph implements GraphSource {
         if (answer.t !== 'rows') throw new Error(`unexpected answer ${answer.t}`);
         if (answer.done) clearTimeout(deadline);
         return answer;
+      },
+      identify: async (rows) => {
+        const answer = await this.#request(child, id, { t: 'identify', id, rows });
+        if (answer.t !== 'identities') throw new Error(`unexpected answer ${answer.t}`);
+        if (answer.done) clearTimeout(deadline);
+        return answer;
+      },
+      pick: async (batch, positions) => {
+        const answer = await this.#request(child, id, { t: 'pick', id, batch, positions: [...positions] });
+        if (answer.t !== 'rows') throw new Error(`unexpected answer ${answer.t}`);
+        return answer.rows;
       },
       cancel: async () => {
         clearTimeout(deadline);
@@ -290,6 +301,10 @@ function residentBytes(pid: number | undefined): number | undefined {
 interface Batches {
   /** The next batch: `rows` is the JSON text of its WireRow[]. */
   next(): Promise<{ rows: string; done: boolean; truncated: boolean }>;
+  /** The next batch of up to `rows` rows, by their match identities (joined by commas); the process holds its rows. */
+  identify(rows: number): Promise<{ batch: number; count: number; identities: string; done: boolean; truncated: boolean }>;
+  /** The JSON text of the WireRow[] at `positions` of identified batch `batch`. */
+  pick(batch: number, positions: readonly number[]): Promise<string>;
   cancel(): Promise<void>;
 }
 
@@ -327,6 +342,36 @@ class EmbeddedRowStream implements RowStream {
       }
     } finally {
       await this.close();
+    }
+  }
+
+  /**
+   * The rows by their identities: the Kùzu process sends a batch's identities, and a row only when `rows` asks for
+   * it. The next batch is asked for as soon as one arrives, so the process reads it while the caller looks this
+   * one's identities up (the process holds the last three).
+   */
+  async *identified(batchRows: number): AsyncIterable<IdentifiedBatch> {
+    // Not closed here, whether its batches ended or the caller stopped early: the caller may still pick from the
+    // last ones, and closes the stream once it did (closing drops them in the process).
+    let coming = this.#done ? undefined : this.#batches.identify(batchRows);
+    while (coming) {
+      const batch = await coming;
+      if (batch.done) {
+        this.#done = true;
+        this.truncated = batch.truncated;
+      }
+      coming = this.#done ? undefined : this.#batches.identify(batchRows);
+      // Its failure is the loop's to throw, when it gets there (or nobody's, once the reader stopped early).
+      coming?.catch(() => undefined);
+      const identities = batch.count === 0 ? [] : batch.identities.split(',');
+      yield {
+        identities,
+        rows: async (positions) => {
+          if (positions.length === 0) return [];
+          const rows = JSON.parse(await this.#batches.pick(batch.batch, positions)) as WireRow[];
+          return rows.map((row) => decodeWireRow(row, this.columns, this.#readAt));
+        },
+      };
     }
   }
 
