@@ -7,7 +7,7 @@ import type { IdentifiedBatch, RowStream } from '../graph/graph-source.js';
 import { EdgeValue, holdsGraphItems, NodeValue, PathValue, plainValue, type GraphRow, type GraphValue, type PropertyValue } from '../graph/items.js';
 import type { AlertColumn } from './alerts.js';
 import type { FoundMatch } from './record-matches.js';
-import { matchIdentity } from './match-identity.js';
+import { matchIdentity } from '../graph/match-identity.js';
 import { targetOf, type Target } from './target.js';
 
 /** Adds the ids of every node and edge in `value` (through paths and lists) to `nodes` and `edges`. */

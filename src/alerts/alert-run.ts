@@ -16,7 +16,7 @@ import type { Logger } from '../logger.js';
 import type { GraphRegistry } from '../sources/graph-registry.js';
 import { nextRunAfter } from './alert-schedule.js';
 import { identifiedBatches, matchOfRow } from './alert-rows.js';
-import { NO_MATCH, TOO_LARGE } from './match-identity.js';
+import { NO_MATCH, TOO_LARGE } from '../graph/match-identity.js';
 import { hashTarget, MAX_TARGET_IDS } from './target.js';
 import { alertQueries, effectiveLimits, type AlertLimits, type AlertRow, type RunProblem } from './alerts.js';
 import { recordedBefore, recordMatches, type FoundMatch } from './record-matches.js';

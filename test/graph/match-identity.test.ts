@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { identityOfRow, matchOfRow } from '../../src/alerts/alert-rows.js';
-import { NO_MATCH, TOO_LARGE, wireRowIdentity } from '../../src/alerts/match-identity.js';
+import { NO_MATCH, TOO_LARGE, wireRowIdentity } from '../../src/graph/match-identity.js';
 import { hashTarget } from '../../src/alerts/target.js';
 import { decodeWireRow, type WireRow } from '../../src/graph/embedded/kuzu-protocol.js';
 

@@ -48,7 +48,11 @@ export class EmbeddedGraph implements GraphSource {
   readonly #options: EmbeddedGraphOptions;
   #child: ChildProcess | undefined;
   #opening: Promise<ChildProcess> | undefined;
-  readonly #waiters = new Map<number, Waiter>();
+  /**
+   * The answers awaited, by request id: in the order asked, as the process answers one request's messages in order
+   * (an alert run asks for its next batch before it picks rows of the one before, so two may be awaited at once).
+   */
+  readonly #waiters = new Map<number, Waiter[]>();
   #nextId = 1;
   #closed = false;
   #dying: Promise<void> | undefined;
@@ -169,7 +173,9 @@ export class EmbeddedGraph implements GraphSource {
   #request(child: ChildProcess, id: number, message: ParentMessage): Promise<ChildMessage> {
     return new Promise<ChildMessage>((resolve, reject) => {
       if (!child.connected) return reject(this.#unavailable('its process stopped'));
-      this.#waiters.set(id, {
+      const waiting = this.#waiters.get(id) ?? [];
+      this.#waiters.set(id, waiting);
+      waiting.push({
         resolve: (answer) => {
           if (answer.t === 'failed') reject(new GraphError(answer.kind, answer.message));
           else resolve(answer);
@@ -185,9 +191,9 @@ export class EmbeddedGraph implements GraphSource {
     const child = this.#child;
     if (!child) return;
     this.hardStops++;
-    const waiter = this.#waiters.get(id);
+    const waiting = this.#waiters.get(id) ?? [];
     this.#waiters.delete(id);
-    waiter?.reject(new GraphError('graph_request_timeout', 'the query ran past its time-out and was stopped'));
+    for (const waiter of waiting) waiter.reject(new GraphError('graph_request_timeout', 'the query ran past its time-out and was stopped'));
     // The next call starts a new process, once this one is gone and has let go of the folder's lock.
     this.#child = undefined;
     this.#dying = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
@@ -243,15 +249,16 @@ export class EmbeddedGraph implements GraphSource {
     }
     child.on('message', (message: ChildMessage) => {
       if (!('id' in message)) return;
-      const waiter = this.#waiters.get(message.id);
+      const waiting = this.#waiters.get(message.id);
+      const waiter = waiting?.shift();
       if (!waiter) return;
-      this.#waiters.delete(message.id);
+      if (waiting!.length === 0) this.#waiters.delete(message.id);
       waiter.resolve(message);
     });
     child.once('exit', () => {
       if (this.#child === child) this.#child = undefined;
       const why = this.#unavailable('its process stopped (a query ran past its time-out, or it crashed); it starts again at the next call');
-      for (const waiter of this.#waiters.values()) waiter.reject(why);
+      for (const waiting of this.#waiters.values()) for (const waiter of waiting) waiter.reject(why);
       this.#waiters.clear();
     });
     this.#watchMemory(child);
@@ -276,7 +283,7 @@ export class EmbeddedGraph implements GraphSource {
         'bad_graph_request',
         `the query needed more memory than the embedded graph may hold (${mb(held)} MB, over its ${mb(cap)} MB) and was stopped: return fewer or smaller values (a long list, a large collect())`,
       );
-      for (const waiter of this.#waiters.values()) waiter.reject(why);
+      for (const waiting of this.#waiters.values()) for (const waiter of waiting) waiter.reject(why);
       this.#waiters.clear();
       this.#child = undefined;
       this.#dying = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));

@@ -10,7 +10,7 @@ import kuzu, { type Connection, type KuzuValue, type QueryResult } from 'kuzu';
 import { Catalogue, ItemSet, nodeTableKeyParam, quoteName } from './kuzu-catalogue.js';
 import { parseEdgeId, parseNodeId } from './kuzu-ids.js';
 import type { ChildMessage, ErrorKind, ParentMessage, WireRow } from './kuzu-protocol.js';
-import { wireRowIdentity } from '../../alerts/match-identity.js';
+import { wireRowIdentity } from '../match-identity.js';
 import { outsideAccess } from '../outside-access.js';
 
 const send = (message: ChildMessage) => process.send!(message);
