@@ -6,13 +6,26 @@
  * is to kill the process. The service does that when a query outlives its time-out (embedded-graph.ts), and starts
  * a new one; Kùzu's write-ahead log keeps the graph whole.
  */
+import { Socket } from 'node:net';
 import kuzu, { type Connection, type KuzuValue, type QueryResult } from 'kuzu';
+import { ANSWER_FD, frameHeader, type SubgraphFrame } from './answer-pipe.js';
 import { Catalogue, ItemSet, nodeTableKeyParam, quoteName } from './kuzu-catalogue.js';
 import { parseEdgeId, parseNodeId } from './kuzu-ids.js';
 import type { ChildMessage, ErrorKind, ParentMessage } from './kuzu-protocol.js';
 import { outsideAccess } from '../outside-access.js';
 
 const send = (message: ChildMessage) => process.send!(message);
+// A subgraph's answer goes on the answer pipe (answer-pipe.ts). Its writes, like the IPC channel's, are not waited
+// for; a write failing because the service is gone ends nothing here (the IPC channel's disconnect does).
+const answers = new Socket({ fd: ANSWER_FD, readable: false, writable: true });
+answers.on('error', () => undefined);
+function sendFrame(frame: SubgraphFrame): void {
+  answers.cork();
+  answers.write(frameHeader(frame));
+  answers.write(frame.nodes);
+  answers.write(frame.edges);
+  answers.uncork();
+}
 
 const [folder, bufferPoolBytes] = [process.argv[2]!, Number(process.argv[3])];
 
@@ -166,7 +179,7 @@ async function subgraph(message: Extract<ParentMessage, { t: 'subgraph' }>): Pro
     }
     const truncated = full || result.hasNext();
     const json = (values: Iterable<unknown>) => Buffer.from(JSON.stringify([...values]));
-    send({ t: 'subgraph', id: message.id, nodes: json(items.nodes.values()), edges: json(items.edges.values()), truncated });
+    sendFrame({ id: message.id, nodes: json(items.nodes.values()), edges: json(items.edges.values()), truncated });
   } catch (err) {
     fail(message.id, err);
   } finally {
