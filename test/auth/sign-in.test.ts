@@ -50,7 +50,7 @@ describe('sign-in', () => {
     const session = new ApiClient(t.app, { cookie: `aw.sid=${response.cookies.find((c) => c.name === 'aw.sid')!.value}` });
     expect((await session.get('/api/auth/me')).status).toBe(200);
     // A GET from another origin's page (a link, an image) cannot end the session, by Sec-Fetch-Site, Origin or Referer.
-    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'http://127.0.0.1:1' }, { referer: 'http://127.0.0.1:1/page' }]) {
+    for (const headers of <Record<string, string>[]>[{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'http://127.0.0.1:1' }, { referer: 'http://127.0.0.1:1/page' }]) {
       expect(await session.request('GET', '/api/auth/logout', undefined, headers)).toMatchObject({ status: 403, body: { key: 'forbidden' } });
     }
     expect(await session.request('HEAD', '/api/auth/logout')).toMatchObject({ status: 404 });
@@ -62,7 +62,7 @@ describe('sign-in', () => {
   });
 
   it('logs out with a GET, as LKE\'s client does, from its own origin or outside a browser', async () => {
-    for (const headers of [{}, { 'sec-fetch-site': 'same-origin' }, { referer: 'https://lke.example.com/console' }]) {
+    for (const headers of <Record<string, string>[]>[{}, { 'sec-fetch-site': 'same-origin' }, { referer: 'https://lke.example.com/console' }]) {
       const response = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { usernameOrEmail: 'admin', password: ADMIN_PASSWORD } });
       const session = new ApiClient(t.app, { cookie: `aw.sid=${response.cookies.find((c) => c.name === 'aw.sid')!.value}` });
       expect((await session.request('GET', '/api/auth/logout', undefined, headers)).status).toBe(204);
