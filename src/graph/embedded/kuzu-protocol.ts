@@ -68,7 +68,10 @@ export type ChildMessage =
   | { t: 'started'; id: number; columns: string[]; readAt: number }
   /** `rows`: the JSON text of a WireRow[]. */
   | { t: 'rows'; id: number; rows: string; done: boolean; truncated: boolean }
-  /** `nodes`, `edges`: the UTF-8 JSON of GraphNode[] and GraphEdge[], as the API answers them (SubgraphAnswer). */
+  /**
+   * `nodes`, `edges`: the UTF-8 JSON of GraphNode[] and GraphEdge[], as the API answers them (SubgraphAnswer). It
+   * comes on the answer pipe (answer-pipe.ts), not the IPC channel; its failure comes on the IPC channel.
+   */
   | { t: 'subgraph'; id: number; nodes: Buffer; edges: Buffer; truncated: boolean }
   | { t: 'item'; id: number; item: WireValue; readAt: number }
   | { t: 'loaded'; id: number; results: string[] }
