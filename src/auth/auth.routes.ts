@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
@@ -122,15 +123,23 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     },
   );
 
-  // POST only: a GET could be a link or an image on any site, ending the session of whoever opens the page.
-  app.post(
+  const logout = async (request: FastifyRequest, reply: FastifyReply) => {
+    const token = request.cookies[SESSION_COOKIE];
+    if (token) await deleteSession(db, token);
+    reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    return noContent(reply);
+  };
+  const logoutSchema = { tags: ['auth'], response: { 204: Type.Null(), ...errorResponses(403) } };
+  app.post('/api/auth/logout', { config: { access: 'public' }, schema: { ...logoutSchema, operationId: 'logout', summary: 'End the session' } }, logout);
+  // LKE's client (`auth.logout()`) and the contract end a session with a GET. A link or an image on another page
+  // must not: with a session cookie, the GET is held to the same-origin rule of a POST (same-origin.ts).
+  app.get(
     '/api/auth/logout',
-    { config: { access: 'public' }, schema: { operationId: 'logout', tags: ['auth'], summary: 'End the session', response: { 204: Type.Null() } } },
-    async (request, reply) => {
-      const token = request.cookies[SESSION_COOKIE];
-      if (token) await deleteSession(db, token);
-      reply.clearCookie(SESSION_COOKIE, { path: '/' });
-      return noContent(reply);
+    {
+      exposeHeadRoute: false,
+      config: { access: 'public', changesState: true },
+      schema: { ...logoutSchema, operationId: 'logoutGet', summary: "End the session, as LKE's client asks it (refused from another origin's page)" },
     },
+    logout,
   );
 };

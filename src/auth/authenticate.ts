@@ -31,6 +31,11 @@ declare module 'fastify' {
      * it answers whatever the session store's state (a cookie sent to /health with the database away is no 500).
      */
     sessionless?: boolean;
+    /**
+     * A GET that changes something (the official client's logout): a session cookie on it is held to the same-origin
+     * rule of the other methods (same-origin.ts).
+     */
+    changesState?: boolean;
   }
   interface FastifyInstance {
     /** Every route registered so far, with its declared access. */

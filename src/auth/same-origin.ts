@@ -12,11 +12,15 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * request came from in `Sec-Fetch-Site` (every current one) and `Origin`: anything but this origin, or the public
  * base URL's, is refused. A request with neither header is not from a browser page; API keys are never checked
  * (a page cannot make a browser send one).
+ *
+ * A GET is let through unless its route says it changes something (`changesState`: the logout LKE's client sends as
+ * a GET). A browser sends no `Origin` on a GET link or image, so there an older browser's `Referer` stands in.
  */
 export function refuseCrossOriginSession(request: FastifyRequest, publicOrigin: string): void {
-  if (request.principal?.via !== 'session' || SAFE_METHODS.has(request.method)) return;
+  if (request.principal?.via !== 'session') return;
+  if (SAFE_METHODS.has(request.method) && !request.routeOptions.config.changesState) return;
   const fetchSite = request.headers['sec-fetch-site'];
-  const origin = request.headers.origin;
+  const origin = request.headers.origin ?? (request.method === 'GET' ? originOf(request.headers.referer) : undefined);
   const ownOrigin = `${request.protocol}://${request.host}`;
   const refused =
     fetchSite !== undefined ? fetchSite !== 'same-origin' && fetchSite !== 'none' : origin !== undefined && origin !== ownOrigin && origin !== publicOrigin;
@@ -25,5 +29,15 @@ export function refuseCrossOriginSession(request: FastifyRequest, publicOrigin: 
       'forbidden',
       `${request.method} from another origin with a session cookie is refused: use the console on ${publicOrigin}, or an API key`,
     );
+  }
+}
+
+/** The origin of a Referer; one that is not a URL counts as another origin. */
+function originOf(referer: string | undefined): string | undefined {
+  if (referer === undefined) return undefined;
+  try {
+    return new URL(referer).origin;
+  } catch {
+    return 'null';
   }
 }

@@ -10,9 +10,13 @@ import { ADMIN_PASSWORD, startTestService, type TestService } from '../support/t
 function startAttackerPage(serviceBase: string, webhookId: number): Promise<{ server: Server; url: string }> {
   const html = `<!doctype html><title>waiting</title><script>
     const opts = { method: 'POST', mode: 'no-cors', credentials: 'include' };
+    // The logout LKE's client sends as a GET, asked by an image as a link or a page could.
+    const image = new Promise((done) => { const img = new Image(); img.onload = img.onerror = done; img.src = '${serviceBase}/api/auth/logout'; });
     Promise.allSettled([
       fetch('${serviceBase}/api/admin/webhooks/${webhookId}/ping', opts),
       fetch('${serviceBase}/api/auth/logout', opts),
+      fetch('${serviceBase}/api/auth/logout', { mode: 'no-cors', credentials: 'include' }),
+      image,
     ]).then(() => { document.title = 'done'; });
   </script>`;
   const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));

@@ -49,13 +49,25 @@ describe('sign-in', () => {
     const response = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { usernameOrEmail: 'admin', password: ADMIN_PASSWORD } });
     const session = new ApiClient(t.app, { cookie: `aw.sid=${response.cookies.find((c) => c.name === 'aw.sid')!.value}` });
     expect((await session.get('/api/auth/me')).status).toBe(200);
-    // A GET is no route: a link or an image on another site cannot end the session.
-    expect(await session.get('/api/auth/logout')).toMatchObject({ status: 404, body: { key: 'api_not_found' } });
+    // A GET from another origin's page (a link, an image) cannot end the session, by Sec-Fetch-Site, Origin or Referer.
+    for (const headers of <Record<string, string>[]>[{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'http://127.0.0.1:1' }, { referer: 'http://127.0.0.1:1/page' }]) {
+      expect(await session.request('GET', '/api/auth/logout', undefined, headers)).toMatchObject({ status: 403, body: { key: 'forbidden' } });
+    }
+    expect(await session.request('HEAD', '/api/auth/logout')).toMatchObject({ status: 404 });
     expect((await session.get('/api/auth/me')).status).toBe(200);
     const logout = await session.request('POST', '/api/auth/logout');
     expect(logout.status).toBe(204);
     expect((await session.get('/api/auth/me')).status).toBe(401);
     expect((await session.get('/api/admin/users')).status).toBe(401);
+  });
+
+  it('logs out with a GET, as LKE\'s client does, from its own origin or outside a browser', async () => {
+    for (const headers of <Record<string, string>[]>[{}, { 'sec-fetch-site': 'same-origin' }, { referer: 'https://lke.example.com/console' }]) {
+      const response = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { usernameOrEmail: 'admin', password: ADMIN_PASSWORD } });
+      const session = new ApiClient(t.app, { cookie: `aw.sid=${response.cookies.find((c) => c.name === 'aw.sid')!.value}` });
+      expect((await session.request('GET', '/api/auth/logout', undefined, headers)).status).toBe(204);
+      expect((await session.get('/api/auth/me')).status).toBe(401);
+    }
   });
 
   it('refuses a forged session cookie', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { integerArray, nullableIntegerArray, textArray } from '../../src/db/array-literals.js';
+import { integerArray, jsonTextArray, nullableIntegerArray, textArray } from '../../src/db/array-literals.js';
 import { useTestDatabase } from '../support/test-service.js';
 
 // The array literals the alert run's bulk statements send instead of pg's own: what the database reads back must be
@@ -33,5 +33,12 @@ describe('array literals', () => {
     ]);
     expect(rows[0]!.n).toEqual(numbers);
     expect(rows[0]!.s).toEqual([null, 'NULL', 'receiver answered 500', null, '"']);
+  });
+
+  it('reads back JSON texts as JSON.stringify wrote them (the attempt log entries of an outcome batch)', async () => {
+    const values = [{ s: tricky, lone: '\ud800 x \udc00', ctl: '\u0000\u001f\u007f', sep: '\u2028\u2029' }, {}, [], 'text', 3, null, { nested: { '"': '\\' } }];
+    const { rows } = await t.db.query<{ items: string[] }>('SELECT $1::text[] AS items', [jsonTextArray(values)]);
+    expect(rows[0]!.items).toEqual(values.map((v) => JSON.stringify(v)));
+    expect(jsonTextArray([])).toBe('{}');
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -196,3 +196,73 @@ describe('the embedded graph (Kùzu in a process of its own)', () => {
     }
   });
 });
+
+describe('the embedded graph\'s answers and kept statements', () => {
+  let folder: string;
+  let graph: EmbeddedGraph;
+  const SUBGRAPH = { timeoutMs: 10_000, maxRows: 10_000, maxItems: 10_000, readOnly: true };
+  const multiples = 'MATCH (i:Item) WHERE i.id % $m = 0 RETURN i';
+
+  beforeAll(async () => {
+    folder = mkdtempSync(path.join(tmpdir(), 'aw-graph-'));
+    graph = new EmbeddedGraph({ folder, bufferPoolBytes: 64 << 20, label: 'data source "items"' });
+    // 2,000 items of ~250 bytes: the larger answers below span several of the answer pipe's 64 KB chunks.
+    await graph.load(['CREATE NODE TABLE Item(id INT64, text STRING, PRIMARY KEY(id))', "UNWIND range(1, 2000) AS i CREATE (:Item {id: i, text: repeat('z', 200)})"], 30_000);
+  });
+  afterAll(async () => {
+    await graph?.close();
+    removeDir(folder);
+  });
+
+  const ids = (answer: { nodes: Buffer }) => (JSON.parse(answer.nodes.toString()) as { id: string }[]).map((n) => Number(n.id.split(':')[1]));
+
+  it('hands each of many subgraphs asked at once its own answer', async () => {
+    const ms = Array.from({ length: 24 }, (_, i) => i + 1);
+    const answers = await Promise.all(ms.map((m) => graph.subgraph(multiples, { ...SUBGRAPH, params: { m } })));
+    answers.forEach((answer, i) => {
+      const m = ms[i]!;
+      expect(ids(answer), `multiples of ${m}`).toEqual(Array.from({ length: Math.floor(2000 / m) }, (_, k) => (k + 1) * m));
+    });
+  });
+
+  it('fails the subgraphs still pending when its process is killed, and answers again after', async () => {
+    const pending = Array.from({ length: 12 }, (_, i) =>
+      graph.subgraph(multiples, { ...SUBGRAPH, params: { m: i + 1 } }).then(
+        (answer) => ({ m: i + 1, answer }),
+        (err: unknown) => ({ m: i + 1, err }),
+      ),
+    );
+    // A query of seconds, surely still running when the first answer is in and the process is killed (the others
+    // are being made, written or read by then).
+    const slow = graph.subgraph('MATCH (a:Item), (b:Item), (c:Item) WHERE a.id + b.id + c.id = 3 RETURN a', SUBGRAPH).catch((e: unknown) => e);
+    await Promise.race(pending);
+    process.kill(kuzuProcessOf(folder), 'SIGKILL');
+    expect(await slow).toMatchObject({ key: 'data_source_unavailable' });
+    const outcomes = await Promise.all(pending);
+    for (const outcome of outcomes) {
+      if ('answer' in outcome) expect(ids(outcome.answer)).toEqual(Array.from({ length: Math.floor(2000 / outcome.m) }, (_, k) => (k + 1) * outcome.m));
+      else expect(outcome.err, `multiples of ${outcome.m}`).toMatchObject({ key: 'data_source_unavailable' });
+    }
+    expect(ids(await graph.subgraph(multiples, { ...SUBGRAPH, params: { m: 1000 } }))).toEqual([1000, 2000]);
+  });
+
+  it('runs a kept statement with each run\'s own parameters, and prepares it afresh after the tables change', async () => {
+    const text = 'MATCH (i:Item) WHERE i.id = $id RETURN i.text AS t';
+    for (const id of [1, 2]) expect(await allRows(await graph.run(text, { ...READ, params: { id } }))).toEqual([{ t: 'z'.repeat(200) }]);
+    await allRows(await graph.run('ALTER TABLE Item RENAME text TO body', { ...READ, readOnly: false }));
+    expect(await graph.run(text, { ...READ, params: { id: 1 } }).catch((e: unknown) => e)).toMatchObject({ key: 'bad_graph_request' });
+    expect(await allRows(await graph.run(text.replace('i.text', 'i.body'), { ...READ, params: { id: 3 } }))).toEqual([{ t: 'z'.repeat(200) }]);
+    // A write's text, once run where writes may go, is still refused where they may not.
+    const write = "MATCH (i:Item) WHERE i.id = 1 SET i.body = 'w'";
+    await allRows(await graph.run(write, { ...READ, readOnly: false }));
+    expect(await graph.run(write, READ).then(allRows).catch((e: unknown) => e)).toMatchObject({ key: 'write_forbidden' });
+  });
+});
+
+/** The pid of the Kùzu process that holds `folder` (a child of this process, named by its argument). */
+function kuzuProcessOf(folder: string): number {
+  const children = readdirSync(`/proc/${process.pid}/task`).flatMap((task) => readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean));
+  const pid = children.find((child) => readFileSync(`/proc/${child}/cmdline`, 'utf8').includes(`${folder}/graph`));
+  if (!pid) throw new Error(`no Kùzu process holds ${folder}`);
+  return Number(pid);
+}

@@ -65,10 +65,12 @@ const EXPECTED: Record<DeclaredRoute['access'], string[]> = {
     'GET /api/:sourceKey/graph/edges/:id',
     'POST /api/:sourceKey/graph/alertPreview',
   ],
-  public: ['GET /health', 'GET /health/live', 'GET /health/ready', 'POST /api/auth/login', 'POST /api/auth/logout', 'GET /api/config', 'GET /api/openapi.json', 'GET /metrics', ...[...CONSOLE_PAGES, CONSOLE_ASSETS].map((p) => `GET ${p}`)],
+  public: ['GET /health', 'GET /health/live', 'GET /health/ready', 'POST /api/auth/login', 'POST /api/auth/logout', 'GET /api/auth/logout', 'GET /api/config', 'GET /api/openapi.json', 'GET /metrics', ...[...CONSOLE_PAGES, CONSOLE_ASSETS].map((p) => `GET ${p}`)],
 };
 
-const withHeadTwins = (routes: string[]) => routes.flatMap((r) => (r.startsWith('GET ') ? [r, `HEAD ${r.slice(4)}`] : [r])).sort();
+// The logout's GET has no HEAD twin: a HEAD would end the session too.
+const NO_HEAD_TWIN = new Set(['GET /api/auth/logout']);
+const withHeadTwins = (routes: string[]) => routes.flatMap((r) => (r.startsWith('GET ') && !NO_HEAD_TWIN.has(r) ? [r, `HEAD ${r.slice(4)}`] : [r])).sort();
 
 /** Valid-looking values for path parameters: the guard must answer before any of them is looked up. */
 const fill = (url: string) => url.replace(/:(\w+)/g, (_, name: string) => (name === 'sourceKey' ? 'src' : '1'));

@@ -65,4 +65,10 @@ describe('@linkurious/rest-client against the service', () => {
     const gone = await client.webhook.getWebhookDeliveries({ webhookId: webhook.id });
     expect(gone.status).toBe(404);
   });
+
+  it('signs out with its GET, after which its session is refused', async () => {
+    const loggedOut = await client.auth.logout();
+    expect(loggedOut.isSuccess(), JSON.stringify(loggedOut.body)).toBe(true);
+    expect((await client.webhook.getWebhooks()).status).toBe(401);
+  });
 });

@@ -4,8 +4,10 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { GraphError, type GraphSource, type IdentifiedBatch, type RowStream, type RunOptions, type SubgraphAnswer, type SubgraphOptions } from '../graph-source.js';
 import { EdgeValue, NodeValue, type GraphEdge, type GraphNode, type GraphRow } from '../items.js';
+import { ANSWER_FD, readFrames } from './answer-pipe.js';
 import { decodeWireRow, decodeWireValue, type ChildMessage, type ParentMessage, type WireRow } from './kuzu-protocol.js';
 
 /**
@@ -220,7 +222,7 @@ export class EmbeddedGraph implements GraphSource {
     const entry = new URL(import.meta.url.endsWith('.ts') ? './kuzu-process.ts' : './kuzu-process.js', import.meta.url);
     // Running from TypeScript sources (tests, `npm run cli`), the process loads tsx first, as this one did.
     const execArgv = entry.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [];
-    const child = fork(entry, [`${folder}/graph`, String(bufferPoolBytes)], { serialization: 'advanced', execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    const child = fork(entry, [`${folder}/graph`, String(bufferPoolBytes)], { serialization: 'advanced', execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc', 'pipe'] });
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-2_000);
@@ -247,14 +249,17 @@ export class EmbeddedGraph implements GraphSource {
           : opened.message,
       );
     }
-    child.on('message', (message: ChildMessage) => {
+    const answer = (message: ChildMessage) => {
       if (!('id' in message)) return;
       const waiting = this.#waiters.get(message.id);
       const waiter = waiting?.shift();
       if (!waiter) return;
       if (waiting!.length === 0) this.#waiters.delete(message.id);
       waiter.resolve(message);
-    });
+    };
+    child.on('message', answer);
+    // A frame of a child that is no longer this graph's (hard-stopped) finds no waiter: its queries failed already.
+    readFrames(child.stdio[ANSWER_FD] as Readable, (frame) => answer({ t: 'subgraph', ...frame }));
     child.once('exit', () => {
       if (this.#child === child) this.#child = undefined;
       const why = this.#unavailable('its process stopped (a query ran past its time-out, or it crashed); it starts again at the next call');

@@ -6,14 +6,28 @@
  * is to kill the process. The service does that when a query outlives its time-out (embedded-graph.ts), and starts
  * a new one; Kùzu's write-ahead log keeps the graph whole.
  */
+import { Socket } from 'node:net';
 import kuzu, { type Connection, type KuzuValue, type QueryResult } from 'kuzu';
+import { ANSWER_FD, frameHeader, type SubgraphFrame } from './answer-pipe.js';
 import { Catalogue, ItemSet, nodeTableKeyParam, quoteName } from './kuzu-catalogue.js';
 import { parseEdgeId, parseNodeId } from './kuzu-ids.js';
 import type { ChildMessage, ErrorKind, ParentMessage, WireRow } from './kuzu-protocol.js';
 import { wireRowIdentity } from '../match-identity.js';
 import { outsideAccess } from '../outside-access.js';
+import { clearStatements, preparedReadOnly } from './statement-cache.js';
 
 const send = (message: ChildMessage) => process.send!(message);
+// A subgraph's answer goes on the answer pipe (answer-pipe.ts). Its writes, like the IPC channel's, are not waited
+// for; a write failing because the service is gone ends nothing here (the IPC channel's disconnect does).
+const answers = new Socket({ fd: ANSWER_FD, readable: false, writable: true });
+answers.on('error', () => undefined);
+function sendFrame(frame: SubgraphFrame): void {
+  answers.cork();
+  answers.write(frameHeader(frame));
+  answers.write(frame.nodes);
+  answers.write(frame.edges);
+  answers.uncork();
+}
 
 const [folder, bufferPoolBytes] = [process.argv[2]!, Number(process.argv[3])];
 
@@ -105,12 +119,18 @@ async function open(message: { query: string; params: Record<string, unknown>; r
     if (outside) throw new Error(outside);
     if (message.readOnly) await conn.query('BEGIN TRANSACTION READ ONLY');
     // One prepared statement: Kùzu refuses several statements in one prepare, where its plain query would run
-    // them all (a write hidden after a read got through that way).
-    const statement = await conn.prepare(message.query);
+    // them all (a write hidden after a read got through that way). A read-only run's is kept (statement-cache.ts).
+    const statement = message.readOnly ? await preparedReadOnly(conn, message.query) : await conn.prepare(message.query);
     if (!statement.isSuccess()) throw new Error(statement.getErrorMessage());
+    // A run that may write may change the tables: the statements kept go, before it runs (it may fail halfway) and
+    // after (a read prepared meanwhile, on another connection, saw the old tables).
+    if (!message.readOnly) clearStatements();
     const result = single(await conn.execute(statement, message.params as Record<string, KuzuValue>));
-    // A write may have changed the tables: its items' ids need the new catalogue.
-    if (!message.readOnly) await catalogue.load(conn).catch(() => undefined);
+    if (!message.readOnly) {
+      clearStatements();
+      // Its items' ids need the new catalogue too.
+      await catalogue.load(conn).catch(() => undefined);
+    }
     return { conn, result };
   } catch (err) {
     await release(conn, message.readOnly);
@@ -167,7 +187,7 @@ async function subgraph(message: Extract<ParentMessage, { t: 'subgraph' }>): Pro
     }
     const truncated = full || result.hasNext();
     const json = (values: Iterable<unknown>) => Buffer.from(JSON.stringify([...values]));
-    send({ t: 'subgraph', id: message.id, nodes: json(items.nodes.values()), edges: json(items.edges.values()), truncated });
+    sendFrame({ id: message.id, nodes: json(items.nodes.values()), edges: json(items.edges.values()), truncated });
   } catch (err) {
     fail(message.id, err);
   } finally {
@@ -304,6 +324,7 @@ async function findEdge(conn: Connection, id: string): Promise<Record<string, Ku
 async function load(message: Extract<ParentMessage, { t: 'load' }>): Promise<void> {
   const conn = await connection();
   const results: string[] = [];
+  clearStatements();
   try {
     conn.setQueryTimeout(message.timeoutMs);
     await conn.query('BEGIN TRANSACTION');

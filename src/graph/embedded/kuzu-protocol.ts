@@ -77,7 +77,10 @@ export type ChildMessage =
   | { t: 'rows'; id: number; rows: string; done: boolean; truncated: boolean }
   /** `identities`: the batch's `count` rows' match identities, joined by commas (none holds one). */
   | { t: 'identities'; id: number; batch: number; count: number; identities: string; done: boolean; truncated: boolean }
-  /** `nodes`, `edges`: the UTF-8 JSON of GraphNode[] and GraphEdge[], as the API answers them (SubgraphAnswer). */
+  /**
+   * `nodes`, `edges`: the UTF-8 JSON of GraphNode[] and GraphEdge[], as the API answers them (SubgraphAnswer). It
+   * comes on the answer pipe (answer-pipe.ts), not the IPC channel; its failure comes on the IPC channel.
+   */
   | { t: 'subgraph'; id: number; nodes: Buffer; edges: Buffer; truncated: boolean }
   | { t: 'item'; id: number; item: WireValue; readAt: number }
   | { t: 'loaded'; id: number; results: string[] }
