@@ -3,9 +3,11 @@
  * lists); its case key the `target` variable's nodes and edges, or the whole match; its columns the scalar values
  * the alert picks, typed as the alert says.
  */
+import type { IdentifiedBatch, RowStream } from '../graph/graph-source.js';
 import { EdgeValue, holdsGraphItems, NodeValue, PathValue, plainValue, type GraphRow, type GraphValue, type PropertyValue } from '../graph/items.js';
 import type { AlertColumn } from './alerts.js';
 import type { FoundMatch } from './record-matches.js';
+import { matchIdentity } from '../graph/match-identity.js';
 import { targetOf, type Target } from './target.js';
 
 /** Adds the ids of every node and edge in `value` (through paths and lists) to `nodes` and `edges`. */
@@ -43,4 +45,40 @@ export function matchOfRow(row: GraphRow, target: string | null, columns: readon
   const targetValue = target === null ? undefined : row[target];
   const caseKey = targetValue !== undefined && holdsGraphItems(targetValue) ? itemsOf([targetValue]) : identity;
   return { identity, caseKey, columns: columnValues(row, columns) };
+}
+
+/** A row's match identity (match-identity.ts), as the Kùzu process makes it from the row's wire form. */
+export function identityOfRow(row: GraphRow): string {
+  const nodes: string[] = [];
+  const edges: string[] = [];
+  for (const value of Object.values(row)) collectIds(value, nodes, edges);
+  return matchIdentity(nodes, edges);
+}
+
+/**
+ * A stream's rows in identified batches: the engine's own when it makes them (the embedded graph ships only the
+ * rows asked for), else made here of the rows read (a Bolt graph), so an alert run reads every graph one way.
+ */
+export async function* identifiedBatches(stream: RowStream, batchRows: number): AsyncIterable<IdentifiedBatch> {
+  if (stream.identified) {
+    yield* stream.identified(batchRows);
+    return;
+  }
+  let rows: GraphRow[] = [];
+  const batchOf = (held: GraphRow[]): IdentifiedBatch => ({ identities: held.map(identityOfRow), rows: async (positions) => positions.map((i) => held[i]!) });
+  let failure: { err: unknown } | undefined;
+  try {
+    for await (const row of stream) {
+      rows.push(row);
+      if (rows.length >= batchRows) {
+        yield batchOf(rows);
+        rows = [];
+      }
+    }
+  } catch (err) {
+    // What was read before a time-out (or the graph going away) is still handed over, then the failure.
+    failure = { err };
+  }
+  if (rows.length > 0) yield batchOf(rows);
+  if (failure) throw failure.err;
 }

@@ -11,14 +11,16 @@
 import { AdvisoryLockNamespace } from '../db/advisory-locks.js';
 import type { Database, Queryable } from '../db/database.js';
 import { GraphError, type RowStream } from '../graph/graph-source.js';
+import type { GraphRow } from '../graph/items.js';
 import type { Logger } from '../logger.js';
 import type { GraphRegistry } from '../sources/graph-registry.js';
 import { nextRunAfter } from './alert-schedule.js';
-import { matchOfRow } from './alert-rows.js';
+import { identifiedBatches, matchOfRow } from './alert-rows.js';
+import { NO_MATCH, TOO_LARGE } from '../graph/match-identity.js';
+import { hashTarget, MAX_TARGET_IDS } from './target.js';
 import { alertQueries, effectiveLimits, type AlertLimits, type AlertRow, type RunProblem } from './alerts.js';
-import { recordMatches, type FoundMatch } from './record-matches.js';
+import { recordedBefore, recordMatches, type FoundMatch } from './record-matches.js';
 import { readEventRouting } from '../outbox/enqueue.js';
-import { MAX_TARGET_IDS } from './matches.js';
 
 // Matches written per statement group: bounds the memory a run holds, whatever its size.
 const BATCH = 1000;
@@ -49,6 +51,8 @@ export interface RunSummary {
   rowsRead: number;
   matchesNew: number;
   matchesSeen: number;
+  /** Rows moved whole from the graph (the others by their identity alone): the matches new to the alert. */
+  rowsMoved: number;
   casesOpened: number;
   events: number;
   problems: RunProblem[];
@@ -95,11 +99,6 @@ function problemOf(err: unknown, queryId: number | undefined, partial: boolean):
   return { source: 'alertQuery', ...(queryId === undefined ? {} : { queryId }), error: { key, message }, partial: partial || key === 'graph_request_timeout' };
 }
 
-/** A match's nodes and edges: more than MAX_TARGET_IDS is refused, as for matches reported through the API. */
-function itemCount(match: FoundMatch): number {
-  return match.identity.nodes.length + match.identity.edges.length;
-}
-
 /** Runs a claimed alert to its end and records it; answers what the run did (also when it failed). */
 export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert): Promise<RunSummary> {
   const { db, graphs, limits, logger } = deps;
@@ -108,7 +107,7 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
   const started = performance.now();
   const { maxMatches, timeoutMs } = effectiveLimits(alert, limits);
   const problems: RunProblem[] = [];
-  const summary: RunSummary = { alertId: alert.id, sourceKey: alert.source_key, trigger, outcome: 'ok', durationMs: 0, rowsRead: 0, matchesNew: 0, matchesSeen: 0, casesOpened: 0, events: 0, problems };
+  const summary: RunSummary = { alertId: alert.id, sourceKey: alert.source_key, trigger, outcome: 'ok', durationMs: 0, rowsRead: 0, matchesNew: 0, matchesSeen: 0, rowsMoved: 0, casesOpened: 0, events: 0, problems };
   const queries = await alertQueries(db, alert.id);
   const streams: { queryId: number; stream: RowStream }[] = [];
   let unavailable = false;
@@ -141,17 +140,13 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
       const routing = await readEventRouting(tx, ['newCase', 'newMatch']);
       const context = { publicBaseUrl: deps.publicBaseUrl, sourceKey: alert.source_key, alert: { id: alert.id, title: current.title, description: current.description }, routing };
       let capped = false;
-      // A batch is written while the next is read: the database's work and the graph's overlap. At most one write
-      // is under way (the transaction's statements run one at a time), so at most two batches are held.
+      // A batch is looked up and written while the next is read: the database's work and the graph's overlap. At
+      // most one batch is under way (the transaction's statements run one at a time, and a batch's lookup must see
+      // the matches the batch before it inserted), so the Kùzu process holds at most three batches.
       let writing: Promise<void> = Promise.resolve();
-      const write = async (batch: FoundMatch[]) => {
+      const write = async (step: () => Promise<void>) => {
         await writing;
-        const written = recordMatches(tx, context, batch, 'run').then((recorded) => {
-          summary.matchesNew += recorded.matchesNew;
-          summary.matchesSeen += recorded.matchesSeen;
-          summary.casesOpened += recorded.casesOpened;
-          summary.events += recorded.events;
-        });
+        const written = step();
         // Its failure is thrown where it is awaited (the next write, or the end), not as an unhandled rejection.
         written.catch(() => undefined);
         writing = written;
@@ -159,34 +154,79 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
       try {
         for (const { queryId, stream } of streams) {
           const oversized = { rows: 0, first: 0 };
-          let batch: FoundMatch[] = [];
+          // One problem per query for a failure of the graph, whether met reading identities or picking rows.
+          let failed = false;
+          const graphFailed = (err: unknown) => {
+            if (!(err instanceof GraphError)) throw err;
+            if (!failed) problems.push(problemOf(err, queryId, true));
+            failed = true;
+          };
           try {
-            for await (const row of stream) {
-              if (summary.rowsRead >= maxMatches) {
+            for await (const batch of identifiedBatches(stream, BATCH)) {
+              let identities = batch.identities;
+              // Past maxMatches the run stops reading: the rows up to it are recorded, the rest not read.
+              if (summary.rowsRead + identities.length > maxMatches) {
+                identities = identities.slice(0, Math.max(0, maxMatches - summary.rowsRead));
                 capped = true;
-                break;
               }
-              summary.rowsRead++;
-              const match = matchOfRow(row, alert.target, alert.columns);
-              if (match && itemCount(match) > MAX_TARGET_IDS) {
-                oversized.first ||= summary.rowsRead;
-                oversized.rows++;
-                continue;
-              }
-              if (match) batch.push(match);
-              if (batch.length >= BATCH) {
-                await write(batch);
-                batch = [];
-              }
+              const firstRow = summary.rowsRead + 1;
+              summary.rowsRead += identities.length;
+              // The rows that may be matches: each identity once per batch (a query may return a row twice).
+              const candidates: number[] = [];
+              const inBatch = new Set<string>();
+              let repeats = 0;
+              identities.forEach((identity, i) => {
+                if (identity === NO_MATCH) return;
+                if (identity === TOO_LARGE) {
+                  oversized.first ||= firstRow + i;
+                  oversized.rows++;
+                  return;
+                }
+                if (inBatch.has(identity)) repeats++;
+                else {
+                  inBatch.add(identity);
+                  candidates.push(i);
+                }
+              });
+              await write(async () => {
+                const seen = new Set(await recordedBefore(tx, alert.id, candidates.map((i) => identities[i]!)));
+                const unseen = candidates.filter((_, k) => !seen.has(k));
+                // Only the rows of matches never recorded are moved from the engine (none in an unchanged rerun).
+                let rows: GraphRow[];
+                try {
+                  rows = await batch.rows(unseen);
+                } catch (err) {
+                  // The graph went away (a hard stop) before the rows came: the batch is not recorded, the run partial.
+                  graphFailed(err);
+                  summary.rowsRead -= identities.length;
+                  return;
+                }
+                const found = rows.map((row, k): FoundMatch => {
+                  const match = matchOfRow(row, alert.target, alert.columns);
+                  const hash = match && hashTarget(match.identity);
+                  // The engine's identity and this process's are made by one function (match-identity.ts); a row whose
+                  // two differ would be recorded again by every run, so it fails the run instead.
+                  if (!match || hash !== identities[unseen[k]!]) throw new Error(`row ${firstRow + unseen[k]!}: its match identity differs between the graph process and the service`);
+                  return { ...match, hash };
+                });
+                summary.matchesSeen += seen.size + repeats;
+                summary.rowsMoved += found.length;
+                if (found.length === 0) return;
+                const recorded = await recordMatches(tx, context, found, 'run');
+                summary.matchesNew += recorded.matchesNew;
+                summary.casesOpened += recorded.casesOpened;
+                summary.events += recorded.events;
+              });
+              if (capped) break;
             }
           } catch (err) {
             // What was read before the time-out (or the graph going away) is kept: the run is partial.
-            if (!(err instanceof GraphError)) throw err;
-            problems.push(problemOf(err, queryId, true));
+            graphFailed(err);
           } finally {
+            // The last batches' rows are picked before the stream is closed (closing drops them in the engine).
+            await writing.catch(() => undefined);
             await stream.close();
           }
-          if (batch.length > 0) await write(batch);
           if (oversized.rows > 0) {
             const message = `${oversized.rows} ${oversized.rows === 1 ? 'row was' : 'rows were'} not recorded (the first: row ${oversized.first}): each holds more than ${MAX_TARGET_IDS} nodes and edges, the most a match may hold`;
             problems.push({ source: 'alertQuery', queryId, error: { key: 'match_too_large', message }, partial: true });
@@ -229,7 +269,7 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
   }
   deps.onRun?.(summary);
   logger.info(
-    { alertId: alert.id, sourceKey: alert.source_key, trigger, outcome: summary.outcome, durationMs: summary.durationMs, rowsRead: summary.rowsRead, matchesNew: summary.matchesNew, matchesSeen: summary.matchesSeen, casesOpened: summary.casesOpened, events: summary.events, problems: problems.map((p) => p.error.key) },
+    { alertId: alert.id, sourceKey: alert.source_key, trigger, outcome: summary.outcome, durationMs: summary.durationMs, rowsRead: summary.rowsRead, matchesNew: summary.matchesNew, matchesSeen: summary.matchesSeen, rowsMoved: summary.rowsMoved, casesOpened: summary.casesOpened, events: summary.events, problems: problems.map((p) => p.error.key) },
     'alert run',
   );
   return summary;

@@ -5,10 +5,10 @@ import { MAX_DELIVERIES_PER_CALL } from '../limits.js';
 import { countSubscribedWebhooks, webhooksEnabled } from '../outbox/enqueue.js';
 import { findAlert } from './alerts.js';
 import { recordMatches } from './record-matches.js';
-import { targetOf, type Match, type Target } from './target.js';
+import { MAX_TARGET_IDS, targetOf, type Match, type Target } from './target.js';
 
 export const MAX_MATCHES_PER_CALL = 1000;
-export const MAX_TARGET_IDS = 10_000;
+export { MAX_TARGET_IDS };
 export const MAX_ID_LENGTH = 256;
 
 export interface MatchResult {

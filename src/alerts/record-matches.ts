@@ -14,6 +14,8 @@ import { hashTarget, type Target } from './target.js';
 export interface FoundMatch {
   /** The match's own nodes and edges: its identity. */
   identity: Target;
+  /** hashTarget(identity), when the caller made it already. */
+  hash?: string;
   /** The nodes and edges that name its case (the alert's `target` variable, or the whole match). */
   caseKey: Target;
   columns?: Record<string, PropertyValue>;
@@ -30,14 +32,11 @@ export interface RecordContext {
 export interface RecordedMatch {
   caseId: number;
   created: boolean;
-  /** False for a match an earlier run recorded (mode `run`): no event. */
-  recorded: boolean;
 }
 
 export interface RecordedBatch {
   matches: RecordedMatch[];
   matchesNew: number;
-  matchesSeen: number;
   casesOpened: number;
   events: number;
 }
@@ -51,40 +50,35 @@ interface UpsertedCase {
 }
 
 /**
- * Records `found` for the alert: `mode: 'run'` skips matches the alert recorded before (identity), `mode: 'report'`
- * takes each as a new match. Each recorded match opens its case (newCase) or adds to it (newMatch).
+ * Which of `identities` (match identity hashes) the alert recorded before: their positions. One index probe per
+ * hash, whatever the planner believes: `hash = ANY($2)` was planned, on the statistics of a table that had just
+ * grown by a run's matches, as a scan of all the alert's matches per batch (quadratic in the matches: 1.4 s of the
+ * server's CPU for a rerun of 60,000; 0.35 s as probes). The hashes go as one comma-separated text (hex needs no
+ * quoting, so no array to escape) and come back as the positions (from 0) of those seen, in one array.
+ */
+export async function recordedBefore(tx: Transaction, alertId: number, identities: readonly string[]): Promise<number[]> {
+  if (identities.length === 0) return [];
+  const { rows } = await tx.query<{ seen: number[] }>(
+    `SELECT coalesce(array_agg((h.i - 1)::int), '{}') AS seen FROM unnest(string_to_array($2, ',')) WITH ORDINALITY AS h(hash, i)
+     CROSS JOIN LATERAL (SELECT FROM alert_matches m WHERE m.alert_id = $1 AND m.hash = h.hash LIMIT 1) AS found`,
+    [alertId, identities.join(',')],
+  );
+  return rows[0]!.seen;
+}
+
+/**
+ * Records `found` for the alert. `mode: 'run'`: each is a match the alert never recorded, each identity once (the
+ * runner looked them up with recordedBefore, under the alert's lock, and kept the first of repeats); `mode:
+ * 'report'`: each is taken as a new match (one seen before is recorded once, in its first case). Each recorded match
+ * opens its case (newCase) or adds to it (newMatch).
  */
 export async function recordMatches(tx: Transaction, context: RecordContext, found: readonly FoundMatch[], mode: 'run' | 'report'): Promise<RecordedBatch> {
   const { alert, sourceKey, publicBaseUrl } = context;
-  const identities = found.map((m) => hashTarget(m.identity));
-  const seen = new Set<string>();
-  if (mode === 'run' && found.length > 0) {
-    // One index probe per hash, whatever the planner believes: `hash = ANY($2)` was planned, on the statistics of a
-    // table that had just grown by a run's matches, as a scan of all the alert's matches per batch (quadratic in
-    // the matches: 1.4 s of the server's CPU for a rerun of 60,000; 0.35 s as probes). The hashes go as one
-    // comma-separated text (hex needs no quoting, so no array to escape) and come back as the positions of those
-    // seen, in one array.
-    const { rows } = await tx.query<{ seen: number[] }>(
-      `SELECT coalesce(array_agg(h.i), '{}') AS seen FROM unnest(string_to_array($2, ',')) WITH ORDINALITY AS h(hash, i)
-       CROSS JOIN LATERAL (SELECT FROM alert_matches m WHERE m.alert_id = $1 AND m.hash = h.hash LIMIT 1) AS found`,
-      [alert.id, identities.join(',')],
-    );
-    for (const i of rows[0]!.seen) seen.add(identities[i - 1]!);
-  }
-  // Which of `found` are recorded now: in a run, each identity once (a query may return a row twice).
-  const recording = found.map((_, i) => {
-    if (mode === 'report') return true;
-    const hash = identities[i]!;
-    if (seen.has(hash)) return false;
-    seen.add(hash);
-    return true;
-  });
-  // Hashed only for what is recorded: a rerun over an unchanged graph hashes no case key.
-  const caseHashes = found.map((m, i) => (recording[i] ? hashTarget(m.caseKey) : ''));
+  const identities = found.map((m) => m.hash ?? hashTarget(m.identity));
+  const caseHashes = found.map((m) => hashTarget(m.caseKey));
   // One row per case key of what is recorded, with how many matches it gets, in order of first occurrence.
   const cases = new Map<string, { key: Target; count: number }>();
   found.forEach((m, i) => {
-    if (!recording[i]) return;
     const entry = cases.get(caseHashes[i]!);
     if (entry) entry.count++;
     else cases.set(caseHashes[i]!, { key: m.caseKey, count: 1 });
@@ -114,13 +108,12 @@ export async function recordMatches(tx: Transaction, context: RecordContext, fou
   const created: boolean[] = [];
   const matches = found.map((m, i): RecordedMatch => {
     const caseHash = caseHashes[i]!;
-    if (!recording[i]) return { caseId: 0, created: false, recorded: false };
     const row = byHash.get(caseHash)!;
     // The first match of a case key that had no case opened it; any other match of it is a new match.
     created[i] = row.inserted && !opened.has(caseHash);
     if (row.inserted) opened.add(caseHash);
     kept.push({ hash: identities[i]!, caseId: row.id, nodes: m.identity.nodes, edges: m.identity.edges, columns: m.columns ?? {} });
-    return { caseId: row.id, created: created[i]!, recorded: true };
+    return { caseId: row.id, created: created[i]! };
   });
   // Sent before the events are rendered, awaited after: the server inserts the matches while this process renders
   // the payloads (the transaction's statements still run one at a time, in the order they are sent).
@@ -129,7 +122,7 @@ export async function recordMatches(tx: Transaction, context: RecordContext, fou
       ? Promise.resolve()
       : tx.query(
           // A reported match seen before is recorded once (its first case). A run inserts none seen before: it looked
-          // them up above, under the alert's lock, so it skips the conflict check (a tenth of the insert's cost).
+          // them up (recordedBefore), under the alert's lock, so it skips the conflict check (a tenth of the insert's cost).
           `INSERT INTO alert_matches (alert_id, hash, case_id, nodes, edges, columns)
            SELECT $1, r.hash, r.case_id, r.nodes::text[], r.edges::text[], r.columns::jsonb
            FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) AS r(hash, case_id, nodes, edges, columns)
@@ -147,7 +140,6 @@ export async function recordMatches(tx: Transaction, context: RecordContext, fou
   inserting.catch(() => undefined);
   const events: DomainEvent[] = [];
   found.forEach((m, i) => {
-    if (!recording[i]) return;
     const row = byHash.get(caseHashes[i]!)!;
     const snapshot = { id: row.id, createdAt: row.created_at, nodes: m.caseKey.nodes, edges: m.caseKey.edges, url: caseUrl(publicBaseUrl, alert.id, row.id) };
     events.push({
@@ -164,5 +156,5 @@ export async function recordMatches(tx: Transaction, context: RecordContext, fou
   if (inserted.status === 'rejected') throw inserted.reason;
   if (enqueued.status === 'rejected') throw enqueued.reason;
   const matchesNew = kept.length;
-  return { matches, matchesNew, matchesSeen: found.length - matchesNew, casesOpened: opened.size, events: events.length };
+  return { matches, matchesNew, casesOpened: opened.size, events: events.length };
 }

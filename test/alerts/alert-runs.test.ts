@@ -109,6 +109,10 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     const again = await runNow();
     expect(again.runs[0]).toMatchObject({ outcome: 'ok', rowsRead: 1, matchesNew: 0, matchesSeen: 1, casesOpened: 0, eventsEmitted: 0 });
     expect(await events()).toEqual(['newCase']);
+    // The Kùzu process sent the rerun's row by its identity alone, never the row itself.
+    const runs = t.service.alertRuns;
+    const claimed = await claimAlert(t.db, runs.owner, alertId, runs.limits);
+    expect(await runClaimedAlert(runs, claimed!)).toMatchObject({ rowsRead: 1, matchesSeen: 1, rowsMoved: 0, events: 0 });
   });
 
   it('emits exactly the new matches when the graph grows, grouped by the target', async () => {
@@ -234,7 +238,8 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     expect(await claimAlert(t.db, 'third-process', alertId, runs.limits)).toBeUndefined();
     const done = await runClaimedAlert({ ...runs, owner: 'other-process' }, taken!);
     // dan and erin now share 777, which dan alone had (the lonely-phone query opened its case): one new match.
-    expect(done).toMatchObject({ matchesNew: 1, casesOpened: 0, events: 1 });
+    expect(done).toMatchObject({ matchesNew: 1, rowsMoved: 1, casesOpened: 0, events: 1 });
+    expect(done.rowsRead).toBeGreaterThan(1);
     const late = await runClaimedAlert({ ...runs, owner: 'killed-process' }, stale!);
     expect(late).toMatchObject({ outcome: 'failed', matchesNew: 0, events: 0 });
     expect(await events()).toEqual([...before, 'newMatch']);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedGraph } from '../../src/graph/embedded/embedded-graph.js';
 import { allRows, GraphError, type RunOptions } from '../../src/graph/graph-source.js';
 import { EdgeValue, NodeValue, PathValue, Subgraph } from '../../src/graph/items.js';
+import { identityOfRow } from '../../src/alerts/alert-rows.js';
 import { removeDir } from '../support/databases.js';
 
 const READ: RunOptions = { timeoutMs: 10_000, maxRows: 1000, readOnly: true };
@@ -50,6 +51,23 @@ describe('the embedded graph (Kùzu in a process of its own)', () => {
     expect(row.p).toBeInstanceOf(PathValue);
     expect([...subgraph.nodes.keys()]).toEqual(['Client:alice', 'Phone:5550100']);
     expect([...subgraph.edges.keys()]).toEqual(['HAS_PHONE:Client:alice->Phone:5550100']);
+  });
+
+  it('identifies rows in the process as the service does, and moves only the rows picked', async () => {
+    const query = 'MATCH p = (c:Client)-[h:HAS_PHONE]->(ph:Phone) OPTIONAL MATCH (c)-[t:TRANSFER]->(d:Client) RETURN c, h, p, [c, d] AS pair, ph, t ORDER BY c.id';
+    const options = { ...READ, properties: false };
+    const rows = await allRows(await graph.run(query, options));
+    expect(rows).toHaveLength(2);
+    const stream = await graph.run(query, options);
+    const batches = [];
+    for await (const batch of stream.identified!(1)) batches.push({ identities: batch.identities, picked: await batch.rows(batches.length === 0 ? [0] : []) });
+    await stream.close();
+    expect(batches.map((b) => b.identities)).toEqual(rows.map((row) => [identityOfRow(row)]));
+    expect(new Set(batches.flatMap((b) => b.identities)).size).toBe(2);
+    // Only the row picked came over, whole (its items' readAt aside: another run's), picked while the next batch
+    // was already asked for.
+    expect(batches.map((b) => b.picked.map(identityOfRow))).toEqual([[identityOfRow(rows[0]!)], []]);
+    expect((batches[0]!.picked[0]!.c as NodeValue).node.id).toBe('Client:alice');
   });
 
   it('names an edge by its own id property when its table has one, and gives an edge alone its ends', async () => {

@@ -5,7 +5,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { GraphError, type GraphSource, type RowStream, type RunOptions, type SubgraphAnswer, type SubgraphOptions } from '../graph-source.js';
+import { GraphError, type GraphSource, type IdentifiedBatch, type RowStream, type RunOptions, type SubgraphAnswer, type SubgraphOptions } from '../graph-source.js';
 import { EdgeValue, NodeValue, type GraphEdge, type GraphNode, type GraphRow } from '../items.js';
 import { ANSWER_FD, readFrames } from './answer-pipe.js';
 import { decodeWireRow, decodeWireValue, type ChildMessage, type ParentMessage, type WireRow } from './kuzu-protocol.js';
@@ -50,7 +50,11 @@ export class EmbeddedGraph implements GraphSource {
   readonly #options: EmbeddedGraphOptions;
   #child: ChildProcess | undefined;
   #opening: Promise<ChildProcess> | undefined;
-  readonly #waiters = new Map<number, Waiter>();
+  /**
+   * The answers awaited, by request id: in the order asked, as the process answers one request's messages in order
+   * (an alert run asks for its next batch before it picks rows of the one before, so two may be awaited at once).
+   */
+  readonly #waiters = new Map<number, Waiter[]>();
   #nextId = 1;
   #closed = false;
   #dying: Promise<void> | undefined;
@@ -84,6 +88,17 @@ export class EmbeddedGraph implements GraphSource {
         if (answer.t !== 'rows') throw new Error(`unexpected answer ${answer.t}`);
         if (answer.done) clearTimeout(deadline);
         return answer;
+      },
+      identify: async (rows) => {
+        const answer = await this.#request(child, id, { t: 'identify', id, rows });
+        if (answer.t !== 'identities') throw new Error(`unexpected answer ${answer.t}`);
+        if (answer.done) clearTimeout(deadline);
+        return answer;
+      },
+      pick: async (batch, positions) => {
+        const answer = await this.#request(child, id, { t: 'pick', id, batch, positions: [...positions] });
+        if (answer.t !== 'rows') throw new Error(`unexpected answer ${answer.t}`);
+        return answer.rows;
       },
       cancel: async () => {
         clearTimeout(deadline);
@@ -160,7 +175,9 @@ export class EmbeddedGraph implements GraphSource {
   #request(child: ChildProcess, id: number, message: ParentMessage): Promise<ChildMessage> {
     return new Promise<ChildMessage>((resolve, reject) => {
       if (!child.connected) return reject(this.#unavailable('its process stopped'));
-      this.#waiters.set(id, {
+      const waiting = this.#waiters.get(id) ?? [];
+      this.#waiters.set(id, waiting);
+      waiting.push({
         resolve: (answer) => {
           if (answer.t === 'failed') reject(new GraphError(answer.kind, answer.message));
           else resolve(answer);
@@ -176,9 +193,9 @@ export class EmbeddedGraph implements GraphSource {
     const child = this.#child;
     if (!child) return;
     this.hardStops++;
-    const waiter = this.#waiters.get(id);
+    const waiting = this.#waiters.get(id) ?? [];
     this.#waiters.delete(id);
-    waiter?.reject(new GraphError('graph_request_timeout', 'the query ran past its time-out and was stopped'));
+    for (const waiter of waiting) waiter.reject(new GraphError('graph_request_timeout', 'the query ran past its time-out and was stopped'));
     // The next call starts a new process, once this one is gone and has let go of the folder's lock.
     this.#child = undefined;
     this.#dying = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
@@ -234,9 +251,10 @@ export class EmbeddedGraph implements GraphSource {
     }
     const answer = (message: ChildMessage) => {
       if (!('id' in message)) return;
-      const waiter = this.#waiters.get(message.id);
+      const waiting = this.#waiters.get(message.id);
+      const waiter = waiting?.shift();
       if (!waiter) return;
-      this.#waiters.delete(message.id);
+      if (waiting!.length === 0) this.#waiters.delete(message.id);
       waiter.resolve(message);
     };
     child.on('message', answer);
@@ -245,7 +263,7 @@ export class EmbeddedGraph implements GraphSource {
     child.once('exit', () => {
       if (this.#child === child) this.#child = undefined;
       const why = this.#unavailable('its process stopped (a query ran past its time-out, or it crashed); it starts again at the next call');
-      for (const waiter of this.#waiters.values()) waiter.reject(why);
+      for (const waiting of this.#waiters.values()) for (const waiter of waiting) waiter.reject(why);
       this.#waiters.clear();
     });
     this.#watchMemory(child);
@@ -270,7 +288,7 @@ export class EmbeddedGraph implements GraphSource {
         'bad_graph_request',
         `the query needed more memory than the embedded graph may hold (${mb(held)} MB, over its ${mb(cap)} MB) and was stopped: return fewer or smaller values (a long list, a large collect())`,
       );
-      for (const waiter of this.#waiters.values()) waiter.reject(why);
+      for (const waiting of this.#waiters.values()) for (const waiter of waiting) waiter.reject(why);
       this.#waiters.clear();
       this.#child = undefined;
       this.#dying = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
@@ -295,6 +313,10 @@ function residentBytes(pid: number | undefined): number | undefined {
 interface Batches {
   /** The next batch: `rows` is the JSON text of its WireRow[]. */
   next(): Promise<{ rows: string; done: boolean; truncated: boolean }>;
+  /** The next batch of up to `rows` rows, by their match identities (joined by commas); the process holds its rows. */
+  identify(rows: number): Promise<{ batch: number; count: number; identities: string; done: boolean; truncated: boolean }>;
+  /** The JSON text of the WireRow[] at `positions` of identified batch `batch`. */
+  pick(batch: number, positions: readonly number[]): Promise<string>;
   cancel(): Promise<void>;
 }
 
@@ -332,6 +354,36 @@ class EmbeddedRowStream implements RowStream {
       }
     } finally {
       await this.close();
+    }
+  }
+
+  /**
+   * The rows by their identities: the Kùzu process sends a batch's identities, and a row only when `rows` asks for
+   * it. The next batch is asked for as soon as one arrives, so the process reads it while the caller looks this
+   * one's identities up (the process holds the last three).
+   */
+  async *identified(batchRows: number): AsyncIterable<IdentifiedBatch> {
+    // Not closed here, whether its batches ended or the caller stopped early: the caller may still pick from the
+    // last ones, and closes the stream once it did (closing drops them in the process).
+    let coming = this.#done ? undefined : this.#batches.identify(batchRows);
+    while (coming) {
+      const batch = await coming;
+      if (batch.done) {
+        this.#done = true;
+        this.truncated = batch.truncated;
+      }
+      coming = this.#done ? undefined : this.#batches.identify(batchRows);
+      // Its failure is the loop's to throw, when it gets there (or nobody's, once the reader stopped early).
+      coming?.catch(() => undefined);
+      const identities = batch.count === 0 ? [] : batch.identities.split(',');
+      yield {
+        identities,
+        rows: async (positions) => {
+          if (positions.length === 0) return [];
+          const rows = JSON.parse(await this.#batches.pick(batch.batch, positions)) as WireRow[];
+          return rows.map((row) => decodeWireRow(row, this.columns, this.#readAt));
+        },
+      };
     }
   }
 

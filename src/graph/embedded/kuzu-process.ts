@@ -11,7 +11,8 @@ import kuzu, { type Connection, type KuzuValue, type QueryResult } from 'kuzu';
 import { ANSWER_FD, frameHeader, type SubgraphFrame } from './answer-pipe.js';
 import { Catalogue, ItemSet, nodeTableKeyParam, quoteName } from './kuzu-catalogue.js';
 import { parseEdgeId, parseNodeId } from './kuzu-ids.js';
-import type { ChildMessage, ErrorKind, ParentMessage } from './kuzu-protocol.js';
+import type { ChildMessage, ErrorKind, ParentMessage, WireRow } from './kuzu-protocol.js';
+import { wireRowIdentity } from '../match-identity.js';
 import { outsideAccess } from '../outside-access.js';
 import { clearStatements, preparedReadOnly } from './statement-cache.js';
 
@@ -195,32 +196,70 @@ async function subgraph(message: Extract<ParentMessage, { t: 'subgraph' }>): Pro
   }
 }
 
+/** Reads the run's next batch of up to `batchRows` rows, as wire rows; `done` when the run has no more to give. */
+async function readBatch(run: Run, batchRows: number): Promise<{ wire: WireRow[]; done: boolean; truncated: boolean }> {
+  const rows: Record<string, KuzuValue>[] = [];
+  let bytes = 0;
+  while (rows.length < batchRows && run.sent + rows.length < run.maxRows && run.result.hasNext() && bytes < BATCH_BYTES) {
+    const row = run.result.getNextSync()!;
+    const size = approximateBytes(row);
+    checkSize(size, run.sent + rows.length + 1);
+    bytes += size;
+    rows.push(row);
+  }
+  run.sent += rows.length;
+  // Ids resolved for this batch only: kept for the whole run, they grew with its distinct nodes (memory that grew
+  // with the number of matches); an edge whose ends are only in an earlier batch is looked up again instead.
+  const wire = await catalogue.toWireRows(run.conn, rows, run.columns, run.properties, new Map());
+  const more = run.result.hasNext();
+  const done = !more || run.sent >= run.maxRows;
+  return { wire, done, truncated: done && more };
+}
+
 async function next(id: number): Promise<void> {
   const run = runs.get(id);
   if (!run) return;
   try {
-    const rows: Record<string, KuzuValue>[] = [];
-    let bytes = 0;
-    while (rows.length < run.batchRows && run.sent + rows.length < run.maxRows && run.result.hasNext() && bytes < BATCH_BYTES) {
-      const row = run.result.getNextSync()!;
-      const size = approximateBytes(row);
-      checkSize(size, run.sent + rows.length + 1);
-      bytes += size;
-      rows.push(row);
-    }
-    run.sent += rows.length;
-    // Ids resolved for this batch only: kept for the whole run, they grew with its distinct nodes (memory that grew
-    // with the number of matches); an edge whose ends are only in an earlier batch is looked up again instead.
-    const wire = await catalogue.toWireRows(run.conn, rows, run.columns, run.properties, new Map());
-    const more = run.result.hasNext();
-    const done = !more || run.sent >= run.maxRows;
-    send({ t: 'rows', id, rows: JSON.stringify(wire), done, truncated: done && more });
+    const { wire, done, truncated } = await readBatch(run, run.batchRows);
+    send({ t: 'rows', id, rows: JSON.stringify(wire), done, truncated });
     // After the last batch is sent: its COMMIT (3-4 ms) is not the caller's wait.
     if (done) await finish(id);
   } catch (err) {
     await finish(id);
     fail(id, err);
   }
+}
+
+/**
+ * Identified batches of a run (an alert run): numbered from 1, and each held here for a `pick` until three more
+ * were read (the service asks for the next batch before it picks from this one). Dropped at `cancel`,
+ * which the service sends when it closes the run, also after its last batch.
+ */
+const identified = new Map<number, { batches: number; held: Map<number, WireRow[]> }>();
+
+async function identify(id: number, batchRows: number): Promise<void> {
+  const run = runs.get(id);
+  if (!run) return;
+  try {
+    const { wire, done, truncated } = await readBatch(run, batchRows);
+    let state = identified.get(id);
+    if (!state) identified.set(id, (state = { batches: 0, held: new Map() }));
+    const batch = ++state.batches;
+    state.held.set(batch, wire);
+    // The service may still pick from the two batches before this one (one being recorded, one waiting its turn).
+    state.held.delete(batch - 3);
+    send({ t: 'identities', id, batch, count: wire.length, identities: wire.map(wireRowIdentity).join(','), done, truncated });
+    if (done) await finish(id);
+  } catch (err) {
+    await finish(id);
+    fail(id, err);
+  }
+}
+
+function pick(id: number, batch: number, positions: number[]): void {
+  const wire = identified.get(id)?.held.get(batch);
+  if (!wire) return fail(id, new Error(`batch ${batch} of the run is no longer held`));
+  send({ t: 'rows', id, rows: JSON.stringify(positions.map((i) => wire[i])), done: false, truncated: false });
 }
 
 async function finish(id: number): Promise<void> {
@@ -319,7 +358,12 @@ process.on('message', (message: ParentMessage) => {
         return subgraph(message);
       case 'next':
         return next(message.id);
+      case 'identify':
+        return identify(message.id, message.rows);
+      case 'pick':
+        return pick(message.id, message.batch, message.positions);
       case 'cancel':
+        identified.delete(message.id);
         return finish(message.id);
       case 'node':
       case 'edge':

@@ -1,0 +1,86 @@
+/**
+ * A result row's match identity as one text, made the same way wherever the row is read: in the service from a
+ * decoded row (alerts/alert-rows.ts), and in the embedded graph's Kùzu process from the row's wire form (kuzu-process.ts),
+ * which then ships only the identities of a batch and, later, the rows of the matches no run recorded before. Both
+ * collect the ids of the row's nodes and edges (through paths and lists; not inside maps, whose values name no
+ * match) and end here, so the two can never disagree on what was recorded.
+ *
+ * Here, beside the graph, with the target hash it ends in (alerts/target.ts gives it to the rest of the alerts):
+ * the Kùzu process imports this module as it is. Pure: no database, no engine.
+ */
+import { hash } from 'node:crypto';
+import type { WireRow, WireValue } from './embedded/kuzu-protocol.js';
+
+/** The most nodes and edges one match (or a case's target) may hold. */
+export const MAX_TARGET_IDS = 10_000;
+
+/** What a match found: graph node and edge IDs, as reported. */
+export interface Match {
+  nodes?: string[];
+  edges?: string[];
+}
+
+/** A case's target: sorted, de-duplicated node IDs and edge IDs. */
+export interface Target {
+  nodes: string[];
+  edges: string[];
+}
+
+// Sorted by UTF-16 code units (JavaScript's default order): the same target always gives the same hash,
+// whatever order the runner reported its IDs in, and whichever process computes it.
+function canonical(ids: readonly string[] = []): string[] {
+  // An alert run makes two targets of every row it reads, most of one or two ids: those without a Set and a sort.
+  if (ids.length < 2) return [...ids];
+  if (ids.length === 2) {
+    const [a, b] = ids as [string, string];
+    return a === b ? [a] : a < b ? [a, b] : [b, a];
+  }
+  return [...new Set(ids)].sort();
+}
+
+export function targetOf(match: Match): Target {
+  return { nodes: canonical(match.nodes), edges: canonical(match.edges) };
+}
+
+/** Within one alert a case is identified by its target: this is that identity. */
+export function hashTarget(target: Target): string {
+  // The one-shot hash: a quarter of createHash's cost per call, which an alert run pays for every row it reads.
+  return hash('sha256', JSON.stringify([target.nodes, target.edges]), 'hex');
+}
+
+/** The identity of a row holding no node or edge: not a match. */
+export const NO_MATCH = '';
+/** The identity of a row holding more than MAX_TARGET_IDS nodes and edges: not recorded (match_too_large). */
+export const TOO_LARGE = '-';
+
+/** The match identity of the nodes and edges `nodes` and `edges` (any order, repeats allowed): hashTarget of its target. */
+export function matchIdentity(nodes: string[], edges: string[]): string {
+  const target = targetOf({ nodes, edges });
+  const size = target.nodes.length + target.edges.length;
+  if (size === 0) return NO_MATCH;
+  if (size > MAX_TARGET_IDS) return TOO_LARGE;
+  return hashTarget(target);
+}
+
+/** Adds the ids of every node and edge in a wire value (through paths and lists) to `nodes` and `edges`. */
+function collectWireIds(value: WireValue, nodes: string[], edges: string[]): void {
+  if (value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const item of value) collectWireIds(item, nodes, edges);
+    return;
+  }
+  if ('n' in value) nodes.push(value.n[0]);
+  else if ('e' in value) edges.push(value.e[0]);
+  else if ('p' in value) {
+    for (const node of value.p[0]) nodes.push(node[0]);
+    for (const edge of value.p[1]) edges.push(edge[0]);
+  }
+}
+
+/** The match identity of a wire row (all its columns). */
+export function wireRowIdentity(row: WireRow): string {
+  const nodes: string[] = [];
+  const edges: string[] = [];
+  for (const value of row) collectWireIds(value, nodes, edges);
+  return matchIdentity(nodes, edges);
+}
