@@ -41,12 +41,21 @@ function read(path: string): string | undefined {
   }
 }
 
-/** CPU seconds (user + system) of a process (all its threads), or of one thread with `tid`, from its `stat`. */
+/**
+ * CPU seconds (user + system) of a process (all its threads), or of one thread with `tid`, from its `stat`. A process
+ * of one thread (a PostgreSQL backend) is read from its `schedstat` instead, in nanoseconds: in clock ticks, a backend
+ * that served a short drain could show 0 (10 ms a tick). A process of several threads keeps `stat`, which also counts
+ * its threads that ended.
+ */
 function cpuSeconds(pid: number, tid?: number): number | undefined {
   const stat = read(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`);
   if (stat === undefined) return undefined;
   // The command name, in parentheses, may hold spaces: the fields are counted from after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (tid === undefined && fields[17] === '1') {
+    const onCpuNs = Number(read(`/proc/${pid}/schedstat`)?.split(' ')[0]);
+    if (Number.isFinite(onCpuNs)) return onCpuNs / 1e9;
+  }
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
