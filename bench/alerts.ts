@@ -11,17 +11,17 @@
  * time of the service, its Kùzu process and the database's backends. Figures go to bench/results/alerts-latest.json;
  * bench/README.md ("Alerts") says how to read them.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import kuzu from 'kuzu';
 import type { AlertRunRecord } from '../src/alerts/alerts.js';
 import pg from 'pg';
 import { AdminClient } from './lib/api.js';
 import { buildService } from './lib/build.js';
 import { generateGraph } from './lib/graph-csv.js';
 import { graphLoad, kuzuChildPid } from './lib/graph-load.js';
+import { KuzuCeiling } from './lib/kuzu-ceiling.js';
 import { median, phase, round } from './lib/progress.js';
 import { processCpuSeconds } from './lib/cpu.js';
 import { peakRssMb } from './lib/rss.js';
@@ -79,8 +79,7 @@ phase('building the service');
 const build = await buildService();
 let service: ServiceProcess | undefined;
 let api: AdminClient | undefined;
-let database: kuzu.Database | undefined;
-let conn: kuzu.Connection | undefined;
+let ceiling: KuzuCeiling | undefined;
 await onServer(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
 await onServer(`CREATE DATABASE ${dbName}`);
 const db = new pg.Client({ connectionString: dbUrl.toString() });
@@ -119,28 +118,15 @@ try {
   const loadedEdges = Number(/edges TRANSFER: ([\d,]+)/.exec(printed)?.[1]?.replaceAll(',', ''));
   if (loadedEdges !== PLAN.edges) throw new Error(`graph load printed an unexpected report: ${printed}`);
 
-  // The ceiling: Kùzu in this process on a copy (the service's Kùzu process holds the original's lock), every row
-  // read. It stays open beside the service: each run is measured right after its bare query, so both see the same
-  // machine (its load moves within minutes here).
+  // The ceiling (kuzu-ceiling.ts) stays open beside the service: each run is measured right after its bare query, so
+  // both see the same machine (its load moves within minutes here).
   phase('opening the ceiling: the bare queries on Kùzu directly');
-  const ceilingFolder = path.join(dir, 'ceiling-graph');
-  cpSync(path.join(dataDir, 'graphs', SOURCE, 'graph'), ceilingFolder, { recursive: true });
-  database = new kuzu.Database(ceilingFolder, Number(GRAPH_MEMORY_MB) * 1024 * 1024, true, true);
-  conn = new kuzu.Connection(database);
+  ceiling = KuzuCeiling.open(dataDir, SOURCE, dir, Number(GRAPH_MEMORY_MB));
   /** The bare query once, every row read as the service's Kùzu process reads them: wall ms, this process's CPU ms. */
   const bare = async (below: number) => {
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
-    const answer = await conn!.query(queryBelow(below));
-    const result = Array.isArray(answer) ? answer[0]! : answer;
-    // hasNext/getNextSync as the service's Kùzu process reads (kuzu's getAll awaits a thread-pool trip per row,
-    // 6-12 s for the large query's 60,000 rows where this takes a fraction of it), each row made and let go.
-    let rows = 0;
-    while (result.hasNext()) {
-      result.getNextSync();
-      rows++;
-    }
-    result.close();
+    const rows = await ceiling!.readAll(queryBelow(below));
     const cpu = process.cpuUsage(cpuBefore);
     return { rows, ms: Math.round(performance.now() - started), cpuMs: Math.round((cpu.user + cpu.system) / 1000) };
   };
@@ -267,8 +253,7 @@ peak RSS, small runs: service ${small.memory.servicePeakRssMb} MB, Kùzu ${small
 figures written to ${path.relative(process.cwd(), outFile)}`);
 } finally {
   await db.end().catch(() => undefined);
-  await conn?.close().catch(() => undefined);
-  await database?.close().catch(() => undefined);
+  await ceiling?.close();
   await api?.close().catch(() => undefined);
   await service?.stop().catch(() => undefined);
   build.dispose();

@@ -8,12 +8,12 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import kuzu from 'kuzu';
 import { AdminClient } from './lib/api.js';
 import { buildService, buildServiceAt } from './lib/build.js';
 import { processCpuSeconds } from './lib/cpu.js';
 import { generateGraph } from './lib/graph-csv.js';
 import { graphLoad, kuzuChildPid } from './lib/graph-load.js';
+import { KuzuCeiling } from './lib/kuzu-ceiling.js';
 import { median, phase, round } from './lib/progress.js';
 import { ServiceProcess } from './lib/service.js';
 
@@ -48,11 +48,7 @@ try {
   await graphLoad(builds.current.cli, envOf(dataDir), SOURCE, { accounts: graph.accountsFile, transfers: graph.transfersFile });
   const baselineDir = path.join(dir, 'data-baseline');
   cpSync(dataDir, baselineDir, { recursive: true });
-  const ceilingFolder = path.join(dir, 'ceiling-graph');
-  cpSync(path.join(dataDir, 'graphs', SOURCE, 'graph'), ceilingFolder, { recursive: true });
-
-  const database = new kuzu.Database(ceilingFolder, Number(GRAPH_MEMORY_MB) * 1024 * 1024, true, true);
-  const conn = new kuzu.Connection(database);
+  const ceiling = KuzuCeiling.open(dataDir, SOURCE, dir, Number(GRAPH_MEMORY_MB));
   const profile = process.env.AB_PROFILE_DIR;
   const contestants = [];
   for (const [name, cli, data] of [['baseline', builds.baseline.cli, baselineDir], ['current', builds.current.cli, dataDir]] as const) {
@@ -71,10 +67,7 @@ try {
   const direct = {
     name: 'direct',
     query: async () => {
-      const answer = await conn.query(QUERY);
-      const result = Array.isArray(answer) ? answer[0]! : answer;
-      while (result.hasNext()) result.getNextSync();
-      result.close();
+      await ceiling.readAll(QUERY);
     },
     pids: () => [process.pid],
   };
@@ -106,8 +99,7 @@ try {
   }
   console.log(`load at the end ${os.loadavg().map((l) => round(l, 1)).join(' ')}`);
   for (const c of contestants) await c.api.close();
-  await conn.close();
-  await database.close();
+  await ceiling.close();
 } finally {
   for (const s of services) await s.stop().catch(() => undefined);
   builds.baseline.dispose();

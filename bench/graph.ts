@@ -7,15 +7,15 @@
  * RSS of the service and of its Kùzu process with the graph open. Figures go to bench/results/graph-latest.json;
  * bench/README.md ("Graph") says how to read them.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import kuzu from 'kuzu';
 import { AdminClient } from './lib/api.js';
 import { buildService } from './lib/build.js';
 import { generateGraph } from './lib/graph-csv.js';
 import { graphLoad, kuzuChildPid } from './lib/graph-load.js';
+import { KuzuCeiling } from './lib/kuzu-ceiling.js';
 import { median, phase, round } from './lib/progress.js';
 import { processCpuSeconds } from './lib/cpu.js';
 import { peakRssMb } from './lib/rss.js';
@@ -68,22 +68,9 @@ try {
   const loadSeconds = Number(/ in ([\d.]+) s /.exec(printed)?.[1]);
   if (loadedEdges !== PLAN.edges || !(loadSeconds > 0)) throw new Error(`graph load printed an unexpected report: ${printed}`);
 
-  // The ceiling reads a copy: the service's Kùzu process holds the original's lock.
-  const ceilingFolder = path.join(dir, 'ceiling-graph');
-  cpSync(path.join(dataDir, 'graphs', SOURCE, 'graph'), ceilingFolder, { recursive: true });
-  const database = new kuzu.Database(ceilingFolder, Number(GRAPH_MEMORY_MB) * 1024 * 1024, true, true);
-  const conn = new kuzu.Connection(database);
-  // Every row read as the service's Kùzu process reads them (hasNext/getNextSync): kuzu's getAll awaits a trip to
-  // its thread pool per row, which made the ceiling slower than the service's own reading of the same rows.
+  const ceiling = KuzuCeiling.open(dataDir, SOURCE, dir, Number(GRAPH_MEMORY_MB));
   const direct = async () => {
-    const answer = await conn.query(QUERY);
-    const result = Array.isArray(answer) ? answer[0]! : answer;
-    let rows = 0;
-    while (result.hasNext()) {
-      result.getNextSync();
-      rows++;
-    }
-    result.close();
+    const rows = await ceiling.readAll(QUERY);
     if (rows === 0) throw new Error('the direct query found nothing');
     return rows;
   };
@@ -128,8 +115,7 @@ try {
   await api.close();
   await service.stop();
   service = undefined;
-  await conn.close();
-  await database.close();
+  await ceiling.close();
 
   const figures = {
     mode: quick ? 'quick' : 'default',
