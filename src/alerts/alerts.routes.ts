@@ -10,7 +10,8 @@ import { createAlert, deleteAlert, findAlert, listAlerts, loadAlert, updateAlert
 import { populateCase } from './case-graph.js';
 import { applyCaseAction, CASE_ACTIONS, listCaseActions, MAX_COMMENT_LENGTH } from './case-actions.js';
 import { findCase, listCases, newestColumns, toCase } from './cases.js';
-import { MAX_ID_LENGTH, MAX_MATCHES_PER_CALL, MAX_TARGET_IDS, reportMatches } from './matches.js';
+import { MAX_ID_LENGTH, MAX_MATCHES_PER_CALL, reportMatches } from './matches.js';
+import { MAX_TARGET_IDS } from './target.js';
 import { AlertParams, AlertSchema, CASE_STATUSES, CaseActionSchema, CaseListSchema, CaseParams, CreateAlertBody, PopulatedCaseSchema, SourceKey, UpdateAlertBody } from './schemas.js';
 
 const IdList = Type.Array(Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH }), { maxItems: MAX_TARGET_IDS });

@@ -8,7 +8,6 @@ import { recordMatches } from './record-matches.js';
 import { MAX_TARGET_IDS, targetOf, type Match, type Target } from './target.js';
 
 export const MAX_MATCHES_PER_CALL = 1000;
-export { MAX_TARGET_IDS };
 export const MAX_ID_LENGTH = 256;
 
 export interface MatchResult {

@@ -192,11 +192,21 @@ export class EmbeddedGraph implements GraphSource {
   #hardStop(id: number): void {
     const child = this.#child;
     if (!child) return;
+    this.#reject(new GraphError('graph_request_timeout', 'the query ran past its time-out and was stopped'), id);
+    this.#kill(child);
+  }
+
+  /** Fails the answers awaited: every request's, or request `id`'s only. */
+  #reject(why: Error, id?: number): void {
+    const failing = id === undefined ? [...this.#waiters.values()] : [this.#waiters.get(id) ?? []];
+    if (id === undefined) this.#waiters.clear();
+    else this.#waiters.delete(id);
+    for (const waiting of failing) for (const waiter of waiting) waiter.reject(why);
+  }
+
+  /** Kills the process now. The next call starts a new one, once this one is gone and has let go of the folder's lock. */
+  #kill(child: ChildProcess): void {
     this.hardStops++;
-    const waiting = this.#waiters.get(id) ?? [];
-    this.#waiters.delete(id);
-    for (const waiter of waiting) waiter.reject(new GraphError('graph_request_timeout', 'the query ran past its time-out and was stopped'));
-    // The next call starts a new process, once this one is gone and has let go of the folder's lock.
     this.#child = undefined;
     this.#dying = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
     child.kill('SIGKILL');
@@ -262,9 +272,7 @@ export class EmbeddedGraph implements GraphSource {
     readFrames(child.stdio[ANSWER_FD] as Readable, (frame) => answer({ t: 'subgraph', ...frame }));
     child.once('exit', () => {
       if (this.#child === child) this.#child = undefined;
-      const why = this.#unavailable('its process stopped (a query ran past its time-out, or it crashed); it starts again at the next call');
-      for (const waiting of this.#waiters.values()) for (const waiter of waiting) waiter.reject(why);
-      this.#waiters.clear();
+      this.#reject(this.#unavailable('its process stopped (a query ran past its time-out, or it crashed); it starts again at the next call'));
     });
     this.#watchMemory(child);
     this.#child = child;
@@ -282,17 +290,14 @@ export class EmbeddedGraph implements GraphSource {
       if (held === undefined || held <= cap) return;
       clearInterval(timer);
       if (this.#child !== child) return;
-      this.hardStops++;
       const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
-      const why = new GraphError(
-        'bad_graph_request',
-        `the query needed more memory than the embedded graph may hold (${mb(held)} MB, over its ${mb(cap)} MB) and was stopped: return fewer or smaller values (a long list, a large collect())`,
+      this.#reject(
+        new GraphError(
+          'bad_graph_request',
+          `the query needed more memory than the embedded graph may hold (${mb(held)} MB, over its ${mb(cap)} MB) and was stopped: return fewer or smaller values (a long list, a large collect())`,
+        ),
       );
-      for (const waiting of this.#waiters.values()) for (const waiter of waiting) waiter.reject(why);
-      this.#waiters.clear();
-      this.#child = undefined;
-      this.#dying = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
-      child.kill('SIGKILL');
+      this.#kill(child);
     }, MEMORY_CHECK_MS);
     timer.unref();
     child.once('exit', () => clearInterval(timer));
