@@ -71,6 +71,11 @@ describe('the alert pages and the case graph, in Chromium', () => {
     await page.getByRole('button', { name: 'Preview query 1' }).click();
     expect(await page.locator('fieldset.query .field-error').textContent()).toMatch(/Parser exception/);
     await expect.poll(() => editor.getAttribute('aria-invalid')).toBe('true');
+    // A preview saves nothing, so its error says nothing of saving; a save refused for the same query does.
+    expect(await page.getByText(/^Not saved/).count()).toBe(0);
+    await page.getByRole('button', { name: 'Create alert' }).click();
+    await page.getByText('Not saved: see the message beside the field.').waitFor();
+    expect(page.url()).toBe(`${service.baseUrl}/sources/fraud/alerts/new`);
 
     await editor.fill(SHARED_PHONE);
     await page.getByLabel('Target').fill('paths');

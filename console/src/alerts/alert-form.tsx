@@ -74,6 +74,8 @@ export function AlertForm({ sourceKey, alert, onSaved }: { sourceKey: string; al
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
+  // Whether the errors shown are a save's (then "Not saved" says so), not a preview's.
+  const [saveFailed, setSaveFailed] = useState(false);
   const set = <K extends keyof Draft>(name: K, value: Draft[K]) => {
     setSaved(false);
     setDraft((d) => ({ ...d, [name]: value }));
@@ -87,6 +89,7 @@ export function AlertForm({ sourceKey, alert, onSaved }: { sourceKey: string; al
     setBusy(true);
     setErrors({});
     setSaved(false);
+    setSaveFailed(false);
     const common = { title: draft.title, description: draft.description, cron: draft.cron.trim() || null, target: draft.target.trim() || null, columns };
     try {
       let answer: Alert;
@@ -115,6 +118,7 @@ export function AlertForm({ sourceKey, alert, onSaved }: { sourceKey: string; al
       onSaved(answer);
     } catch (err) {
       setErrors({ [placeOf(err)]: messageOf(err) });
+      setSaveFailed(true);
     } finally {
       setBusy(false);
     }
@@ -157,7 +161,10 @@ export function AlertForm({ sourceKey, alert, onSaved }: { sourceKey: string; al
           sourceKey={sourceKey}
           preview={{ columns, target: draft.target.trim() || undefined }}
           errors={errors}
-          onPreviewed={(place, message = '') => setErrors(place === undefined ? {} : { [place === 'query' ? `queries[${i}].query` : place]: message })}
+          onPreviewed={(place, message = '') => {
+            setSaveFailed(false);
+            setErrors(place === undefined ? {} : { [place === 'query' ? `queries[${i}].query` : place]: message });
+          }}
           onChange={(change) => setQuery(q.key, change)}
           onRemove={draft.queries.length > 1 ? () => set('queries', draft.queries.filter((d) => d.key !== q.key)) : undefined}
         />
@@ -191,7 +198,7 @@ export function AlertForm({ sourceKey, alert, onSaved }: { sourceKey: string; al
       />
 
       {misplaced ? <Notice kind="error">Not saved: {misplaced}</Notice> : null}
-      {!misplaced && Object.keys(errors).length ? <Notice kind="error">Not saved: see the message beside the field.</Notice> : null}
+      {saveFailed && !misplaced && Object.keys(errors).length ? <Notice kind="error">Not saved: see the message beside the field.</Notice> : null}
       {saved ? <Notice kind="success">Alert saved.</Notice> : null}
       <button type="submit" disabled={busy}>
         {busy ? 'Checking the queries…' : alert ? 'Save alert' : 'Create alert'}
