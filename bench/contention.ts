@@ -265,7 +265,7 @@ try {
   }
   const report = {
     date: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, autogroup: autogroup() },
     versions: { service: pkg.version, 'graphile-worker': pkg.devDependencies['graphile-worker'], 'pg-boss': pkg.devDependencies['pg-boss'], pglite: pkg.dependencies['@electric-sql/pglite'] },
     settings: { deliveries: DELIVERIES, rounds: ROUNDS, webhooks: BENCH_WEBHOOKS, loadProcesses: load.processes, schedule: SCHEDULE, latency: LATENCY, pgUrl: PG_URL.replace(/\/\/[^@]*@/, '//') },
     ceilings,
@@ -284,6 +284,19 @@ try {
   receiver.stop();
   build.dispose();
   baselineBuild?.dispose();
+}
+
+/**
+ * Whether the kernel groups threads by session when it shares the cores (autogroup): with it on, the busy load (in
+ * the bench's session) shares one group's part with the senders, while every PostgreSQL backend (each calls
+ * setsid) is a group of its own, out of the load's reach. Recorded beside the figures, which it moves.
+ */
+function autogroup(): boolean | undefined {
+  try {
+    return readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1';
+  } catch {
+    return undefined;
+  }
 }
 
 // ---------------------------------------------------------------- summary

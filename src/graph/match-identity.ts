@@ -9,7 +9,6 @@
  * the Kùzu process imports this module as it is. Pure: no database, no engine.
  */
 import { hash } from 'node:crypto';
-import type { WireRow, WireValue } from './embedded/kuzu-protocol.js';
 
 /** The most nodes and edges one match (or a case's target) may hold. */
 export const MAX_TARGET_IDS = 10_000;
@@ -45,7 +44,12 @@ export function targetOf(match: Match): Target {
 /** Within one alert a case is identified by its target: this is that identity. */
 export function hashTarget(target: Target): string {
   // The one-shot hash: a quarter of createHash's cost per call, which an alert run pays for every row it reads.
-  return hash('sha256', JSON.stringify([target.nodes, target.edges]), 'hex');
+  return hash('sha256', targetText(target), 'hex');
+}
+
+/** What hashTarget hashes. JSON: it holds no line break, whatever the ids hold. */
+function targetText(target: Target): string {
+  return JSON.stringify([target.nodes, target.edges]);
 }
 
 /** The identity of a row holding no node or edge: not a match. */
@@ -53,34 +57,27 @@ export const NO_MATCH = '';
 /** The identity of a row holding more than MAX_TARGET_IDS nodes and edges: not recorded (match_too_large). */
 export const TOO_LARGE = '-';
 
-/** The match identity of the nodes and edges `nodes` and `edges` (any order, repeats allowed): hashTarget of its target. */
-export function matchIdentity(nodes: string[], edges: string[]): string {
+/**
+ * The match key of the nodes and edges `nodes` and `edges` (any order, repeats allowed): its target's canonical
+ * text (what hashTarget hashes; it holds no line break: JSON escapes them), or NO_MATCH, or TOO_LARGE. The
+ * embedded graph's process sends keys and the service hashes them (identityOfKey): the process's thread is what
+ * an alert rerun waits for, the service's is idle meanwhile.
+ */
+export function matchKey(nodes: string[], edges: string[]): string {
   const target = targetOf({ nodes, edges });
   const size = target.nodes.length + target.edges.length;
   if (size === 0) return NO_MATCH;
   if (size > MAX_TARGET_IDS) return TOO_LARGE;
-  return hashTarget(target);
+  return targetText(target);
 }
 
-/** Adds the ids of every node and edge in a wire value (through paths and lists) to `nodes` and `edges`. */
-function collectWireIds(value: WireValue, nodes: string[], edges: string[]): void {
-  if (value === null || typeof value !== 'object') return;
-  if (Array.isArray(value)) {
-    for (const item of value) collectWireIds(item, nodes, edges);
-    return;
-  }
-  if ('n' in value) nodes.push(value.n[0]);
-  else if ('e' in value) edges.push(value.e[0]);
-  else if ('p' in value) {
-    for (const node of value.p[0]) nodes.push(node[0]);
-    for (const edge of value.p[1]) edges.push(edge[0]);
-  }
+/** The match identity a match key stands for: hashTarget of its target, or NO_MATCH, or TOO_LARGE as they are. */
+export function identityOfKey(key: string): string {
+  // hashTarget's hash, of the text it would have made.
+  return key === NO_MATCH || key === TOO_LARGE ? key : hash('sha256', key, 'hex');
 }
 
-/** The match identity of a wire row (all its columns). */
-export function wireRowIdentity(row: WireRow): string {
-  const nodes: string[] = [];
-  const edges: string[] = [];
-  for (const value of row) collectWireIds(value, nodes, edges);
-  return matchIdentity(nodes, edges);
+/** The match identity of the nodes and edges `nodes` and `edges` (any order, repeats allowed): hashTarget of its target. */
+export function matchIdentity(nodes: string[], edges: string[]): string {
+  return identityOfKey(matchKey(nodes, edges));
 }

@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { GraphError, type GraphSource, type IdentifiedBatch, type RowStream, type RunOptions, type SubgraphAnswer, type SubgraphOptions } from '../graph-source.js';
 import { EdgeValue, NodeValue, type GraphEdge, type GraphNode, type GraphRow } from '../items.js';
+import { identityOfKey } from '../match-identity.js';
 import { ANSWER_FD, readFrames } from './answer-pipe.js';
 import { decodeWireRow, decodeWireValue, type ChildMessage, type ParentMessage, type WireRow } from './kuzu-protocol.js';
 
@@ -231,7 +232,8 @@ export class EmbeddedGraph implements GraphSource {
     mkdirSync(folder, { recursive: true, mode: 0o700 });
     const entry = new URL(import.meta.url.endsWith('.ts') ? './kuzu-process.ts' : './kuzu-process.js', import.meta.url);
     // Running from TypeScript sources (tests, `npm run cli`), the process loads tsx first, as this one did.
-    const execArgv = entry.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [];
+    // A service started with --cpu-prof (the benches' profiles) has its graph's process profiled too.
+    const execArgv = [...(entry.pathname.endsWith('.ts') ? ['--import', 'tsx'] : []), ...process.execArgv.filter((a) => a.startsWith('--cpu-prof'))];
     const child = fork(entry, [`${folder}/graph`, String(bufferPoolBytes)], { serialization: 'advanced', execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc', 'pipe'] });
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -318,8 +320,8 @@ function residentBytes(pid: number | undefined): number | undefined {
 interface Batches {
   /** The next batch: `rows` is the JSON text of its WireRow[]. */
   next(): Promise<{ rows: string; done: boolean; truncated: boolean }>;
-  /** The next batch of up to `rows` rows, by their match identities (joined by commas); the process holds its rows. */
-  identify(rows: number): Promise<{ batch: number; count: number; identities: string; done: boolean; truncated: boolean }>;
+  /** The next batch of up to `rows` rows, by their match keys (joined by line breaks); the process holds its rows. */
+  identify(rows: number): Promise<{ batch: number; count: number; keys: string; done: boolean; truncated: boolean }>;
   /** The JSON text of the WireRow[] at `positions` of identified batch `batch`. */
   pick(batch: number, positions: readonly number[]): Promise<string>;
   cancel(): Promise<void>;
@@ -380,7 +382,7 @@ class EmbeddedRowStream implements RowStream {
       coming = this.#done ? undefined : this.#batches.identify(batchRows);
       // Its failure is the loop's to throw, when it gets there (or nobody's, once the reader stopped early).
       coming?.catch(() => undefined);
-      const identities = batch.count === 0 ? [] : batch.identities.split(',');
+      const identities = batch.count === 0 ? [] : batch.keys.split('\n').map(identityOfKey);
       yield {
         identities,
         rows: async (positions) => {

@@ -4,6 +4,7 @@
  */
 import type { Connection, KuzuValue } from 'kuzu';
 import { graphEdge, graphNode, type GraphEdge, type GraphNode, type PropertyValue } from '../items.js';
+import { matchKey } from '../match-identity.js';
 import { edgeIdByEnds, edgeIdByProperty, nodeId } from './kuzu-ids.js';
 import type { WireEdge, WireNode, WireProperties, WireRow, WireValue } from './kuzu-protocol.js';
 
@@ -57,8 +58,21 @@ export function quoteName(name: string): string {
 
 const KUZU_FIELDS = new Set(['_id', '_label', '_src', '_dst']);
 // A property's value holds no node or edge, so no end to name.
-const NO_IDS = new Map<string, string>();
-const internalKey = (id: InternalId) => `${id.table}:${id.offset}`;
+const NO_IDS = new Map<number, string>();
+/**
+ * Kùzu's internal id of an item as one number, a key of the maps below: a text made for each (an alert run reads
+ * 180,000 of them) was a tenth of an unchanged rerun's work in the Kùzu process. Exact while a table's offsets stay
+ * under 2^40 and its number under 2^12.
+ */
+const internalKey = (id: InternalId) => id.table * 2 ** 40 + id.offset;
+/** Kùzu's internal id as text: the id of an item whose stable id could not be made, and a bare internal id's value. */
+const internalText = (id: InternalId) => `${id.table}:${id.offset}`;
+
+/** The ids batchIds made: Kùzu's internal key of each node (and edge end) to its stable id, and each node's object to it. */
+export interface BatchIds {
+  known: Map<number, string>;
+  nodes: Map<object, string>;
+}
 
 async function rowsOf(conn: Connection, statement: string, params?: Record<string, KuzuValue>): Promise<Record<string, KuzuValue>[]> {
   const result = params ? await conn.execute(await conn.prepare(statement), params) : await conn.query(statement);
@@ -74,9 +88,9 @@ export class ItemSet {
   readonly nodes = new Map<string, GraphNode>();
   readonly edges = new Map<string, GraphEdge>();
   /** The stable ids of the nodes met so far, by Kùzu's internal id: for the ends of later edges too. */
-  readonly known = new Map<string, string>();
+  readonly known = new Map<number, string>();
   /** Kùzu's internal ids of the items added: an item met again is skipped before its id is made again. */
-  readonly added = new Set<string>();
+  readonly added = new Set<number>();
 
   constructor(readonly readAt: number) {}
 
@@ -123,8 +137,17 @@ export class Catalogue {
    * stable ids, which Kùzu does not give (only internal ids): ends not among the batch's own nodes are looked up,
    * per table, in one query each. `properties: false` leaves the items' properties out.
    */
-  async toWireRows(conn: Connection, rows: Record<string, KuzuValue>[], columns: readonly string[], properties: boolean, known: Map<string, string>): Promise<WireRow[]> {
-    const missing = new Map<string, InternalId>();
+  async toWireRows(conn: Connection, rows: Record<string, KuzuValue>[], columns: readonly string[], properties: boolean, known: Map<number, string>): Promise<WireRow[]> {
+    return this.wireRows(rows, columns, properties, await this.batchIds(conn, rows, columns, known));
+  }
+
+  /**
+   * The stable ids of a batch's nodes and of its edges' ends, made once for all that is done with the batch (its
+   * wire rows, its rows' match identities): ends not among the batch's own nodes are looked up, per table, in one
+   * query each. `known` may hold ids made before; it gets the batch's.
+   */
+  async batchIds(conn: Connection, rows: Record<string, KuzuValue>[], columns: readonly string[], known: Map<number, string>): Promise<BatchIds> {
+    const missing = new Map<number, InternalId>();
     // Each node's id is made once, here, and found again by the node's object when its value is written below
     // (making it twice, and the edges' ends' keys, was a third of the Kùzu process's CPU in an alert rerun).
     const ids = new Map<object, string>();
@@ -141,10 +164,9 @@ export class Catalogue {
         return;
       }
       if (item._src && item._dst && item._label) {
-        for (const end of [item._src, item._dst]) {
-          const key = internalKey(end);
-          if (!known.has(key)) missing.set(key, end);
-        }
+        const [source, target] = [internalKey(item._src), internalKey(item._dst)];
+        if (!known.has(source)) missing.set(source, item._src);
+        if (!known.has(target)) missing.set(target, item._dst);
         return;
       }
       if (item._id && item._label) {
@@ -160,7 +182,38 @@ export class Catalogue {
     for (const row of rows) for (const column of columns) visit(row[column]);
     for (const key of missing.keys()) if (known.has(key)) missing.delete(key);
     if (missing.size) await this.#resolve(conn, [...missing.values()], known);
-    return rows.map((row) => columns.map((column) => this.#wire(row[column], properties, known, ids)));
+    return { known, nodes: ids };
+  }
+
+  /** Rows as wire rows, with the ids batchIds made for their batch. */
+  wireRows(rows: Record<string, KuzuValue>[], columns: readonly string[], properties: boolean, ids: BatchIds): WireRow[] {
+    return rows.map((row) => columns.map((column) => this.#wire(row[column], properties, ids.known, ids.nodes)));
+  }
+
+  /**
+   * A row's match key (match-identity.ts) straight from Kùzu's values, with the ids batchIds made for its batch:
+   * the same ids, met the same way (through lists and paths, not inside maps) as the service meets them in the
+   * row's wire form decoded, so an alert rerun, which ships no row it recorded before, builds no wire row either.
+   */
+  rowKey(row: Record<string, KuzuValue>, columns: readonly string[], ids: BatchIds): string {
+    const nodes: string[] = [];
+    const edges: string[] = [];
+    for (const column of columns) this.#collectIds(row[column], ids, nodes, edges);
+    return matchKey(nodes, edges);
+  }
+
+  #collectIds(value: unknown, ids: BatchIds, nodes: string[], edges: string[]): void {
+    if (value === null || typeof value !== 'object' || value instanceof Date) return;
+    if (Array.isArray(value)) {
+      for (const item of value) this.#collectIds(item, ids, nodes, edges);
+      return;
+    }
+    const item = value as Partial<KuzuNode & KuzuRel & KuzuPath>;
+    if (item._nodes && item._rels) {
+      for (const node of item._nodes) nodes.push(this.#nodeIdIn(node, ids.nodes));
+      for (const rel of item._rels) edges.push(this.#edgeId(rel, ids.known));
+    } else if (item._src && item._dst && item._label) edges.push(this.#edgeId(item as KuzuRel, ids.known));
+    else if (item._id && item._label) nodes.push(this.#nodeIdIn(item as KuzuNode, ids.nodes));
   }
 
   /**
@@ -168,7 +221,7 @@ export class Catalogue {
    * (a row is added whole). Answers whether it is full. Ends of edges not met as nodes are looked up, as in toWireRows.
    */
   async addRows(conn: Connection, rows: Record<string, KuzuValue>[], columns: readonly string[], items: ItemSet, maxItems: number): Promise<boolean> {
-    const missing = new Map<string, InternalId>();
+    const missing = new Map<number, InternalId>();
     const visit = (value: unknown): void => {
       if (value === null || typeof value !== 'object' || value instanceof Date) return;
       if (Array.isArray(value)) return value.forEach(visit);
@@ -177,7 +230,7 @@ export class Catalogue {
       if (item._src && item._dst && item._label) {
         for (const end of [item._src, item._dst]) if (!items.known.has(internalKey(end))) missing.set(internalKey(end), end);
       } else if (item._id && item._label && !items.known.has(internalKey(item._id))) {
-        items.known.set(internalKey(item._id), this.#nodeId(item as KuzuNode) ?? `?${internalKey(item._id)}`);
+        items.known.set(internalKey(item._id), this.#nodeId(item as KuzuNode) ?? `?${internalText(item._id)}`);
       }
     };
     for (const row of rows) for (const column of columns) visit(row[column]);
@@ -213,7 +266,7 @@ export class Catalogue {
     }
   }
 
-  async #resolve(conn: Connection, ids: InternalId[], known: Map<string, string>): Promise<void> {
+  async #resolve(conn: Connection, ids: InternalId[], known: Map<number, string>): Promise<void> {
     const byTable = new Map<number, number[]>();
     for (const id of ids) byTable.set(id.table, [...(byTable.get(id.table) ?? []), id.offset]);
     if ([...byTable.keys()].some((n) => !this.#tableByNumber.has(n))) await this.#learnTableNumbers(conn);
@@ -225,7 +278,7 @@ export class Catalogue {
         `MATCH (n:${quoteName(table.name)}) WHERE offset(id(n)) IN $offsets RETURN offset(id(n)) AS o, n.${quoteName(table.primaryKey)} AS k`,
         { offsets },
       );
-      for (const row of found) known.set(`${number}:${String(row.o)}`, nodeId(table.name, row.k));
+      for (const row of found) known.set(internalKey({ table: number, offset: Number(row.o) }), nodeId(table.name, row.k));
     }
   }
 
@@ -235,7 +288,7 @@ export class Catalogue {
   }
 
   /** `ids`: the ids already made of some nodes, by their object (toWireRows). */
-  #wire(value: unknown, properties: boolean, known: Map<string, string>, ids?: Map<object, string>): WireValue {
+  #wire(value: unknown, properties: boolean, known: Map<number, string>, ids?: Map<object, string>): WireValue {
     if (value === null || value === undefined) return null;
     if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
     if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') return value;
@@ -246,21 +299,28 @@ export class Catalogue {
     if (item._nodes && item._rels) return { p: [item._nodes.map((n) => this.#node(n, properties, ids)), item._rels.map((r) => this.#edge(r, properties, known))] };
     if (item._src && item._dst && item._label) return { e: this.#edge(item as KuzuRel, properties, known) };
     if (item._id && item._label) return { n: this.#node(item as KuzuNode, properties, ids) };
-    if ('offset' in item && 'table' in item && Object.keys(item).length === 2) return internalKey(item as unknown as InternalId);
+    if ('offset' in item && 'table' in item && Object.keys(item).length === 2) return internalText(item as unknown as InternalId);
     const map: Record<string, WireValue> = {};
     for (const [k, v] of Object.entries(value)) map[k] = this.#wire(v, properties, known, ids);
     return { m: map };
   }
 
+  #nodeIdIn(node: KuzuNode, ids?: Map<object, string>): string {
+    return ids?.get(node) ?? this.#nodeId(node) ?? `?${internalText(node._id)}`;
+  }
+
   #node(node: KuzuNode, properties: boolean, ids?: Map<object, string>): WireNode {
-    const id = ids?.get(node) ?? this.#nodeId(node) ?? `?${internalKey(node._id)}`;
+    const id = this.#nodeIdIn(node, ids);
     return properties ? [id, node._label, this.#properties(node)] : [id, node._label];
   }
 
-  #edge(rel: KuzuRel, properties: boolean, known: Map<string, string>): WireEdge {
-    const source = known.get(internalKey(rel._src)) ?? `?${internalKey(rel._src)}`;
-    const target = known.get(internalKey(rel._dst)) ?? `?${internalKey(rel._dst)}`;
-    const id = this.relTables.get(rel._label)?.hasId && rel.id !== null && rel.id !== undefined ? edgeIdByProperty(rel._label, rel.id) : edgeIdByEnds(rel._label, source, target);
+  #edgeId(rel: KuzuRel, known: Map<number, string>, source = endId(rel._src, known), target = endId(rel._dst, known)): string {
+    return this.relTables.get(rel._label)?.hasId && rel.id !== null && rel.id !== undefined ? edgeIdByProperty(rel._label, rel.id) : edgeIdByEnds(rel._label, source, target);
+  }
+
+  #edge(rel: KuzuRel, properties: boolean, known: Map<number, string>): WireEdge {
+    const [source, target] = [endId(rel._src, known), endId(rel._dst, known)];
+    const id = this.#edgeId(rel, known, source, target);
     return properties ? [id, rel._label, source, target, this.#properties(rel)] : [id, rel._label, source, target];
   }
 
@@ -275,8 +335,13 @@ export class Catalogue {
   }
 }
 
+/** An edge's end's stable id, from the ids made of its batch's nodes. */
+function endId(end: InternalId, known: Map<number, string>): string {
+  return known.get(internalKey(end)) ?? `?${internalText(end)}`;
+}
+
 /** Adds `key` to `seen`: false when it was there already. */
-function firstTime(seen: Set<string>, key: string): boolean {
+function firstTime(seen: Set<number>, key: number): boolean {
   if (seen.has(key)) return false;
   seen.add(key);
   return true;

@@ -9,10 +9,9 @@
 import { Socket } from 'node:net';
 import kuzu, { type Connection, type KuzuValue, type QueryResult } from 'kuzu';
 import { ANSWER_FD, frameHeader, type SubgraphFrame } from './answer-pipe.js';
-import { Catalogue, ItemSet, nodeTableKeyParam, quoteName } from './kuzu-catalogue.js';
+import { Catalogue, ItemSet, nodeTableKeyParam, quoteName, type BatchIds } from './kuzu-catalogue.js';
 import { parseEdgeId, parseNodeId } from './kuzu-ids.js';
 import type { ChildMessage, ErrorKind, ParentMessage, WireRow } from './kuzu-protocol.js';
-import { wireRowIdentity } from '../match-identity.js';
 import { outsideAccess } from '../outside-access.js';
 import { clearStatements, preparedReadOnly } from './statement-cache.js';
 
@@ -196,8 +195,8 @@ async function subgraph(message: Extract<ParentMessage, { t: 'subgraph' }>): Pro
   }
 }
 
-/** Reads the run's next batch of up to `batchRows` rows, as wire rows; `done` when the run has no more to give. */
-async function readBatch(run: Run, batchRows: number): Promise<{ wire: WireRow[]; done: boolean; truncated: boolean }> {
+/** Reads the run's next batch of up to `batchRows` rows; `done` when the run has no more to give. */
+function readRows(run: Run, batchRows: number): { rows: Record<string, KuzuValue>[]; done: boolean; truncated: boolean } {
   const rows: Record<string, KuzuValue>[] = [];
   let bytes = 0;
   while (rows.length < batchRows && run.sent + rows.length < run.maxRows && run.result.hasNext() && bytes < BATCH_BYTES) {
@@ -208,12 +207,18 @@ async function readBatch(run: Run, batchRows: number): Promise<{ wire: WireRow[]
     rows.push(row);
   }
   run.sent += rows.length;
+  const more = run.result.hasNext();
+  const done = !more || run.sent >= run.maxRows;
+  return { rows, done, truncated: done && more };
+}
+
+/** Reads the run's next batch of up to `batchRows` rows, as wire rows; `done` when the run has no more to give. */
+async function readBatch(run: Run, batchRows: number): Promise<{ wire: WireRow[]; done: boolean; truncated: boolean }> {
+  const { rows, done, truncated } = readRows(run, batchRows);
   // Ids resolved for this batch only: kept for the whole run, they grew with its distinct nodes (memory that grew
   // with the number of matches); an edge whose ends are only in an earlier batch is looked up again instead.
   const wire = await catalogue.toWireRows(run.conn, rows, run.columns, run.properties, new Map());
-  const more = run.result.hasNext();
-  const done = !more || run.sent >= run.maxRows;
-  return { wire, done, truncated: done && more };
+  return { wire, done, truncated };
 }
 
 async function next(id: number): Promise<void> {
@@ -232,23 +237,33 @@ async function next(id: number): Promise<void> {
 
 /**
  * Identified batches of a run (an alert run): numbered from 1, and each held here for a `pick` until three more
- * were read (the service asks for the next batch before it picks from this one). Dropped at `cancel`,
+ * were read (the service asks for the next batch before it picks from this one). Held as Kùzu gave the rows, with
+ * the ids made of the batch: a rerun picks none, so its rows are never made wire rows. Dropped at `cancel`,
  * which the service sends when it closes the run, also after its last batch.
  */
-const identified = new Map<number, { batches: number; held: Map<number, WireRow[]> }>();
+interface HeldBatch {
+  rows: Record<string, KuzuValue>[];
+  ids: BatchIds;
+}
+const identified = new Map<number, { batches: number; columns: string[]; properties: boolean; held: Map<number, HeldBatch> }>();
 
 async function identify(id: number, batchRows: number): Promise<void> {
   const run = runs.get(id);
   if (!run) return;
   try {
-    const { wire, done, truncated } = await readBatch(run, batchRows);
+    const { rows, done, truncated } = readRows(run, batchRows);
+    // Ids made for this batch only: kept for the whole run, they grew with its distinct nodes (memory that grew
+    // with the number of matches); an edge whose ends are only in an earlier batch is looked up again instead.
+    const ids = await catalogue.batchIds(run.conn, rows, run.columns, new Map());
     let state = identified.get(id);
-    if (!state) identified.set(id, (state = { batches: 0, held: new Map() }));
+    if (!state) identified.set(id, (state = { batches: 0, columns: run.columns, properties: run.properties, held: new Map() }));
     const batch = ++state.batches;
-    state.held.set(batch, wire);
+    state.held.set(batch, { rows, ids });
     // The service may still pick from the two batches before this one (one being recorded, one waiting its turn).
     state.held.delete(batch - 3);
-    send({ t: 'identities', id, batch, count: wire.length, identities: wire.map(wireRowIdentity).join(','), done, truncated });
+    // Keys, not identities: the service hashes them, on its own thread, while this one reads the next batch.
+    const keys = rows.map((row) => catalogue.rowKey(row, run.columns, ids)).join('\n');
+    send({ t: 'identities', id, batch, count: rows.length, keys, done, truncated });
     if (done) await finish(id);
   } catch (err) {
     await finish(id);
@@ -257,9 +272,12 @@ async function identify(id: number, batchRows: number): Promise<void> {
 }
 
 function pick(id: number, batch: number, positions: number[]): void {
-  const wire = identified.get(id)?.held.get(batch);
-  if (!wire) return fail(id, new Error(`batch ${batch} of the run is no longer held`));
-  send({ t: 'rows', id, rows: JSON.stringify(positions.map((i) => wire[i])), done: false, truncated: false });
+  const state = identified.get(id);
+  const held = state?.held.get(batch);
+  if (!state || !held) return fail(id, new Error(`batch ${batch} of the run is no longer held`));
+  if (positions.some((i) => !(i in held.rows))) return fail(id, new Error(`a position picked is not in batch ${batch}`));
+  const rows = positions.map((i) => held.rows[i]!);
+  send({ t: 'rows', id, rows: JSON.stringify(catalogue.wireRows(rows, state.columns, state.properties, held.ids)), done: false, truncated: false });
 }
 
 async function finish(id: number): Promise<void> {

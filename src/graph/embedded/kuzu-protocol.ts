@@ -54,8 +54,8 @@ export type ParentMessage =
   | { t: 'subgraph'; id: number; query: string; params: Record<string, unknown>; readOnly: boolean; timeoutMs: number; maxRows: number; maxItems: number }
   | { t: 'next'; id: number }
   /**
-   * The next `rows` rows of a run, answered by their match identities only (match-identity.ts); the process keeps
-   * the batch's wire rows for a `pick` of the rows the service wants, until three more batches were identified.
+   * The next `rows` rows of a run, answered by their match keys only (match-identity.ts); the process keeps the
+   * batch's rows for a `pick` of the rows the service wants, until three more batches were identified.
    */
   | { t: 'identify'; id: number; rows: number }
   /** The wire rows at `positions` (ascending) of identified batch `batch`, answered as `rows`. */
@@ -75,8 +75,8 @@ export type ChildMessage =
   | { t: 'started'; id: number; columns: string[]; readAt: number }
   /** `rows`: the JSON text of a WireRow[]. */
   | { t: 'rows'; id: number; rows: string; done: boolean; truncated: boolean }
-  /** `identities`: the batch's `count` rows' match identities, joined by commas (none holds one). */
-  | { t: 'identities'; id: number; batch: number; count: number; identities: string; done: boolean; truncated: boolean }
+  /** `keys`: the batch's `count` rows' match keys (match-identity.ts), joined by line breaks (none holds one). */
+  | { t: 'identities'; id: number; batch: number; count: number; keys: string; done: boolean; truncated: boolean }
   /**
    * `nodes`, `edges`: the UTF-8 JSON of GraphNode[] and GraphEdge[], as the API answers them (SubgraphAnswer). It
    * comes on the answer pipe (answer-pipe.ts), not the IPC channel; its failure comes on the IPC channel.
