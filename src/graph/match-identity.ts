@@ -1,9 +1,10 @@
 /**
  * A result row's match identity as one text, made the same way wherever the row is read: in the service from a
- * decoded row (alerts/alert-rows.ts), and in the embedded graph's Kùzu process from the row's wire form (kuzu-process.ts),
- * which then ships only the identities of a batch and, later, the rows of the matches no run recorded before. Both
- * collect the ids of the row's nodes and edges (through paths and lists; not inside maps, whose values name no
- * match) and end here, so the two can never disagree on what was recorded.
+ * decoded row (alerts/alert-rows.ts), and in the embedded graph's Kùzu process from Kùzu's own values
+ * (kuzu-catalogue.ts, rowKey), which then ships only the match keys of a batch (the service hashes them) and,
+ * later, the rows of the matches no run recorded before. Both collect the ids of the row's nodes and edges (through
+ * paths and lists; not inside maps, whose values name no match) and end here, so the two can never disagree on
+ * what was recorded (test/graph/match-identity.test.ts, and the embedded graph's test on Kùzu's rows).
  *
  * Here, beside the graph, with the target hash it ends in (alerts/target.ts gives it to the rest of the alerts):
  * the Kùzu process imports this module as it is. Pure: no database, no engine.
