@@ -1,12 +1,13 @@
 /**
- * The alert bench's unchanged rerun side by side: `npx tsx bench/alerts-ab.ts [--baseline REF] [--quick] [--rounds N]`.
+ * The alert bench's unchanged rerun side by side:
+ * `npx tsx bench/alerts-ab.ts [--baseline REF] [--quick] [--rounds N] [--below AMOUNT]`.
  * Two services (the revision REF, main by default, and this checkout), each on PostgreSQL (a throwaway database of
  * its own on BENCH_PG_URL's server) and on a copy of the same loaded graph, with the large alert of bench/alerts.ts
- * run once on each (its 59,910 matches recorded), then rerun unchanged in turn with its bare query on Kùzu called
- * directly (the ceiling), the order rotating each round, so the same load falls on all three. Prints each one's
- * median wall time, its ratio to the bare query's median, and its CPU per rerun (service, its Kùzu process, its
- * database's backends). AB_PROFILE_DIR: CPU profiles of this checkout's service and its Kùzu process, written as
- * they stop. bench/README.md ("Alerts") has the figures.
+ * (transfers under AMOUNT, 60 by default: 59,910 matches) run once on each, then rerun unchanged in turn with its
+ * bare query on Kùzu called directly (the ceiling), the order rotating each round, so the same load falls on all
+ * three. Prints each one's median wall time, its ratio to the bare query's median, its CPU per rerun (service, its
+ * Kùzu process, its database's backends) and the two processes' peak RSS. AB_PROFILE_DIR: CPU profiles of this
+ * checkout's service and its Kùzu process, written as they stop. bench/README.md ("Alerts") has the figures.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -19,6 +20,7 @@ import { generateGraph } from './lib/graph-csv.js';
 import { graphLoad, kuzuChildPid } from './lib/graph-load.js';
 import { KuzuCeiling } from './lib/kuzu-ceiling.js';
 import { median, phase, round } from './lib/progress.js';
+import { peakRssMb } from './lib/rss.js';
 import { ServiceProcess } from './lib/service.js';
 
 const args = process.argv.slice(2);
@@ -31,7 +33,9 @@ const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/t
 const ADMIN_PASSWORD = 'bench-admin-password';
 const SOURCE = 'bench';
 const GRAPH_MEMORY_MB = '256';
-const QUERY = 'MATCH (a:Account)-[t:TRANSFER]->(b:Account) WHERE t.amount < 60 RETURN a, t, b';
+// Amounts are uniform in [0, 1000): --below 60 (the default, the alert bench's large alert) finds 59,910 matches.
+const BELOW = Number(option('--below') ?? 60);
+const QUERY = `MATCH (a:Account)-[t:TRANSFER]->(b:Account) WHERE t.amount < ${BELOW} RETURN a, t, b`;
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'aw-alerts-ab-'));
 const databases = { baseline: `aw_alerts_ab_${process.pid}_baseline`, current: `aw_alerts_ab_${process.pid}_current` };
@@ -85,8 +89,8 @@ try {
   admin = new AdminClient(setup.baseUrl);
   await admin.signIn(ADMIN_PASSWORD);
   const { id: alertId } = await admin.call<{ id: number }>('POST', `/api/admin/${SOURCE}/alerts`, {
-    title: 'Transfers under 60',
-    queries: [{ name: 'under 60', query: QUERY, dialect: 'cypher' }],
+    title: `Transfers under ${BELOW}`,
+    queries: [{ name: `under ${BELOW}`, query: QUERY, dialect: 'cypher' }],
     target: 'a',
     maxMatches: 1_000_000,
   });
@@ -129,13 +133,14 @@ try {
       api,
       // Every process's CPU seconds so far: the service, its Kùzu process, its database's backends.
       cpu: async () => [processCpuSeconds(service.child.pid!), processCpuSeconds(kuzuChildPid(service.child.pid!)), await backendsCpu()],
+      peaks: () => `peak RSS service ${service.peakRssMb()} MB, Kùzu ${peakRssMb(kuzuChildPid(service.child.pid!))} MB`,
       rerun: async () => {
         const record = await run();
         if (record.outcome !== 'ok' || record.eventsEmitted !== 0 || record.matchesNew !== 0) throw new Error(`${name}'s rerun was not unchanged: ${JSON.stringify(record)}`);
       },
     });
   }
-  const all = [{ name: 'bare', cpu: async () => [processCpuSeconds(process.pid)], rerun: async () => void (await ceiling.readAll(QUERY)) }, ...contestants];
+  const all = [{ name: 'bare', peaks: () => '', cpu: async () => [processCpuSeconds(process.pid)], rerun: async () => void (await ceiling.readAll(QUERY)) }, ...contestants];
   for (const c of all) await c.rerun();
   const wall = new Map(all.map((c) => [c.name, [] as number[]]));
   const cpu = new Map(all.map((c) => [c.name, [] as number[][]]));
@@ -157,7 +162,7 @@ try {
     const spent = cpu.get(c.name)!;
     const part = (i: number) => Math.round(median(spent.map((s) => s[i]!)));
     const cpuText = c.name === 'bare' ? `${part(0)} ms` : `service ${part(0)}, Kùzu ${part(1)}, PostgreSQL ${part(2)} ms`;
-    console.log(`${c.name.padEnd(8)} median ${Math.round(ms)} ms ×${round(ms / bareMedian, 2)} (${wall.get(c.name)!.map(Math.round).join(', ')})  CPU/rerun ${cpuText}`);
+    console.log(`${c.name.padEnd(8)} median ${Math.round(ms)} ms ×${round(ms / bareMedian, 2)} (${wall.get(c.name)!.map(Math.round).join(', ')})  CPU/rerun ${cpuText}  ${c.peaks()}`);
   }
   console.log(`load at the end ${loadAverage()}`);
   for (const c of contestants) await c.api.close();
