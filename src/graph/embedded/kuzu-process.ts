@@ -91,7 +91,9 @@ function classify(message: string): ErrorKind {
 
 function fail(id: number, err: unknown): void {
   const message = err instanceof Error ? err.message : String(err);
-  send({ t: 'failed', id, kind: classify(message), message });
+  const kind = classify(message);
+  // Kùzu says only "Interrupted.": the alert's problem and the API's answer say what happened, as the hard stop's do.
+  send({ t: 'failed', id, kind, message: kind === 'graph_request_timeout' ? 'the query ran past its time-out and was stopped' : message });
 }
 
 async function connection(): Promise<Connection> {
