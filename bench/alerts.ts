@@ -6,7 +6,8 @@
  * (deliveryFrequency 'none'): each event's delivery row is written, nothing is sent, so the figure is the recording's
  * alone. Then two alerts, a small and a large one (one edge pattern, cut by amount), each run three times with
  * waitForRun on a freshly started service over an empty record (so each peak RSS is that run's own), the large one
- * then run three times more, unchanged. Right before each run, its bare query on Kùzu called directly in this process
+ * then run three times more, unchanged; then a huge one (300,000 matches) once, for its peak RSS beside the other two
+ * (and beside Kùzu's own on each query, run alone in a process of its own). Right before each run, its bare query on Kùzu called directly in this process
  * on a copy of the graph, reading every row as the service's Kùzu process does (the ceiling); beside each, the CPU
  * time of the service, its Kùzu process and the database's backends. Figures go to bench/results/alerts-latest.json;
  * bench/README.md ("Alerts") says how to read them.
@@ -22,6 +23,7 @@ import { buildService } from './lib/build.js';
 import { generateGraph } from './lib/graph-csv.js';
 import { graphLoad, kuzuChildPid } from './lib/graph-load.js';
 import { KuzuCeiling } from './lib/kuzu-ceiling.js';
+import { bareQueryPeakRssMb } from './lib/kuzu-peak.js';
 import { median, phase, round } from './lib/progress.js';
 import { processCpuSeconds } from './lib/cpu.js';
 import { peakRssMb } from './lib/rss.js';
@@ -38,9 +40,10 @@ const ADMIN_PASSWORD = 'bench-admin-password';
 const SOURCE = 'bench';
 // Amounts are uniform in [0, 1000): `amount < x` keeps x/1000 of the edges. The large alert finds 60,000 matches
 // of 1,000,000 edges (1,200 of 20,000 in --quick), the small one 10,000 (200).
+// The huge one (300,000 matches; 6,000 in --quick) is run once, for its memory: flat in the number of matches.
 const PLAN = quick
-  ? { accounts: 2_000, edges: 20_000, smallBelow: 10, largeBelow: 60 }
-  : { accounts: 200_000, edges: 1_000_000, smallBelow: 10, largeBelow: 60 };
+  ? { accounts: 2_000, edges: 20_000, smallBelow: 10, largeBelow: 60, hugeBelow: 300 }
+  : { accounts: 200_000, edges: 1_000_000, smallBelow: 10, largeBelow: 60, hugeBelow: 300 };
 // First runs of each alert, and unchanged reruns of the large one: medians of this many.
 const ROUNDS = 3;
 const MAX_MATCHES = 1_000_000;
@@ -140,6 +143,7 @@ try {
     (await a.call<{ id: number }>('POST', `/api/admin/${SOURCE}/alerts`, { title, queries: [{ name: title, query: queryBelow(below), dialect: 'cypher' }], target: 'a', maxMatches: MAX_MATCHES })).id;
   const smallAlert = await createAlert(`Transfers under ${PLAN.smallBelow}`, PLAN.smallBelow);
   const largeAlert = await createAlert(`Transfers under ${PLAN.largeBelow}`, PLAN.largeBelow);
+  const hugeAlert = await createAlert(`Transfers under ${PLAN.hugeBelow}`, PLAN.hugeBelow);
   await stopService();
 
   await db.connect();
@@ -188,33 +192,39 @@ try {
    * ROUNDS first runs, each on a fresh service over an empty record (the recorded rows emptied between them), so
    * each peak RSS is its run's own; then, for the large alert, ROUNDS unchanged reruns on the last one's service.
    */
-  const sized = async (label: string, alertId: number, below: number, reruns: boolean) => {
+  const sized = async (label: string, alertId: number, below: number, reruns: boolean, rounds = ROUNDS) => {
     const firsts: Run[] = [];
-    let memory = { servicePeakRssMb: 0, kuzuPeakRssMb: 0 };
+    // Beside the service's Kùzu process: Kùzu alone on the same query, in a process of its own (kuzu-peak.ts).
+    let memory = { servicePeakRssMb: 0, kuzuPeakRssMb: 0, bareKuzuPeakRssMb: await bareQueryPeakRssMb(ceiling!.folder, Number(GRAPH_MEMORY_MB), queryBelow(below)) };
     const again: Run[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      phase(`${label} alert: first run ${round} of ${ROUNDS}, on a fresh service`);
+    for (let round = 1; round <= rounds; round++) {
+      phase(`${label} alert: first run ${round} of ${rounds}, on a fresh service`);
       await db.query('TRUNCATE cases, alert_matches, alert_runs, webhook_events, webhook_deliveries CASCADE');
       a = await startService();
       firsts.push(await runAlert(alertId, below));
       // The peaks of a first run alone, so the two sizes compare: the largest of the rounds.
       memory = {
+        ...memory,
         servicePeakRssMb: Math.max(memory.servicePeakRssMb, service!.peakRssMb()),
         kuzuPeakRssMb: Math.max(memory.kuzuPeakRssMb, peakRssMb(kuzuChildPid(service!.child.pid!))),
       };
-      if (reruns && round === ROUNDS) {
+      if (reruns && round === rounds) {
         phase(`${label} alert: ${ROUNDS} unchanged reruns`);
         for (let i = 0; i < ROUNDS; i++) again.push(await runAlert(alertId, below));
       }
       await stopService();
     }
     for (const first of firsts) {
-      if (first.run.matchesNew !== first.bare.rows) throw new Error(`a run of the ${label} alert recorded ${first.run.matchesNew} matches where its bare query read ${first.bare.rows}`);
+      // Every row read is a match, new or met again in the run (parallel transfers of one pair share an id).
+      if (first.run.rowsRead !== first.bare.rows || first.run.matchesNew + first.run.matchesSeen !== first.run.rowsRead) {
+        throw new Error(`a run of the ${label} alert read ${first.run.rowsRead} rows (${first.run.matchesNew} new matches, ${first.run.matchesSeen} met again) where its bare query read ${first.bare.rows}`);
+      }
     }
     return { firsts, again, memory };
   };
   const small = await sized('small', smallAlert, PLAN.smallBelow, false);
   const large = await sized('large', largeAlert, PLAN.largeBelow, true);
+  const huge = await sized('huge', hugeAlert, PLAN.hugeBelow, false, 1);
   const firstOf = (runs: Run[]) => ({
     ...medianRun(runs),
     rounds: runs.map((r) => ({ wallMs: r.wallMs, matchesPerSecond: r.matchesPerSecond, bareMs: r.bare.ms, ratioToBare: r.ratioToBare, cpuMs: r.cpuMs, loadBefore: r.loadBefore })),
@@ -226,16 +236,16 @@ try {
     machine: { cpus: os.cpus().length, memoryMb: Math.round(os.totalmem() / 2 ** 20), node: process.version, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadAverage() },
     settings: { ...PLAN, rounds: ROUNDS, graphMemoryMb: Number(GRAPH_MEMORY_MB), database: 'postgres', webhooks: 1, deliveryFrequency: 'none', smallQuery: queryBelow(PLAN.smallBelow), largeQuery: queryBelow(PLAN.largeBelow) },
     load: { nodes: PLAN.accounts, edges: loadedEdges },
-    bare: { small: { rows: bareRows.small }, large: { rows: bareRows.large } },
+    bare: { small: { rows: bareRows.small }, large: { rows: bareRows.large }, huge: { rows: huge.firsts[0]!.bare.rows } },
     // Each size's median first run (by matches/s), its rounds beside it.
-    runs: { small: firstOf(small.firsts), large: firstOf(large.firsts) },
+    runs: { small: firstOf(small.firsts), large: firstOf(large.firsts), huge: firstOf(huge.firsts) },
     rerun: {
       runs: large.again.map((r) => ({ wallMs: r.wallMs, bareMs: r.bare.ms, ratioToBare: r.ratioToBare, cpuMs: r.cpuMs, bareCpuMs: r.bare.cpuMs, durationMs: r.run.durationMs, eventsEmitted: r.run.eventsEmitted, matchesSeen: r.run.matchesSeen, added: r.added, loadBefore: r.loadBefore })),
       events: large.again.reduce((sum, r) => sum + r.run.eventsEmitted, 0),
       // The median of the reruns' ratios, each to the bare query run right before it.
       ratioToBare: round(median(large.again.map((r) => r.ratioToBare * 100)) / 100, 2),
     },
-    memory: { small: small.memory, large: large.memory },
+    memory: { small: small.memory, large: large.memory, huge: huge.memory },
   };
   writeFileSync(outFile, `${JSON.stringify(figures, null, 2)}\n`);
   const line = (label: string, r: typeof figures.runs.small) =>
@@ -249,7 +259,9 @@ ${line('small run', figures.runs.small)}
 ${line('large run', figures.runs.large)}
 unchanged rerun, ${figures.rerun.events} events: ×${figures.rerun.ratioToBare} the bare query (median of ${reruns.length}: ${reruns.map((r) => `${r.wallMs}/${r.bareMs} ms`).join(', ')})
   CPU: service ${median(reruns.map((r) => r.cpuMs.service))} ms, Kùzu process ${median(reruns.map((r) => r.cpuMs.kuzu))} ms, PostgreSQL ${median(reruns.map((r) => r.cpuMs.postgres))} ms; bare query ${median(reruns.map((r) => r.bareCpuMs))} ms (medians)
-peak RSS, small runs: service ${small.memory.servicePeakRssMb} MB, Kùzu ${small.memory.kuzuPeakRssMb} MB; large runs: service ${large.memory.servicePeakRssMb} MB, Kùzu ${large.memory.kuzuPeakRssMb} MB
+${line('huge run (once, for its memory)', figures.runs.huge)}
+peak RSS, service / its Kùzu process (Kùzu alone on the query, in a process of its own):
+${(['small', 'large', 'huge'] as const).map((size) => `  ${size}: ${figures.runs[size].run.matchesNew.toLocaleString('en')} matches: ${figures.memory[size].servicePeakRssMb} MB / ${figures.memory[size].kuzuPeakRssMb} MB (${figures.memory[size].bareKuzuPeakRssMb} MB)`).join('\n')}
 figures written to ${path.relative(process.cwd(), outFile)}`);
 } finally {
   await db.end().catch(() => undefined);

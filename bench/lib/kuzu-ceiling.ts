@@ -8,6 +8,8 @@ import kuzu from 'kuzu';
  */
 export class KuzuCeiling {
   private constructor(
+    /** The copy's folder: other readers may open it read-only beside this one. */
+    readonly folder: string,
     private readonly database: kuzu.Database,
     private readonly conn: kuzu.Connection,
   ) {}
@@ -17,7 +19,7 @@ export class KuzuCeiling {
     const folder = path.join(intoDir, 'ceiling-graph');
     cpSync(path.join(dataDir, 'graphs', source, 'graph'), folder, { recursive: true });
     const database = new kuzu.Database(folder, memoryMb * 1024 * 1024, true, true);
-    return new KuzuCeiling(database, new kuzu.Connection(database));
+    return new KuzuCeiling(folder, database, new kuzu.Connection(database));
   }
 
   /**
