@@ -142,7 +142,8 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
       let capped = false;
       // A batch is looked up and written while the next is read: the database's work and the graph's overlap. At
       // most one batch is under way (the transaction's statements run one at a time, and a batch's lookup must see
-      // the matches the batch before it inserted), so the Kùzu process holds at most three batches.
+      // the matches the batch before it inserted), so the Kùzu process holds at most four batches (the stream asks
+      // for two ahead).
       let writing: Promise<void> = Promise.resolve();
       const write = async (step: () => Promise<void>) => {
         await writing;

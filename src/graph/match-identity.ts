@@ -1,13 +1,13 @@
 /**
  * A result row's match identity as one text, made the same way wherever the row is read: in the service from a
- * decoded row (alerts/alert-rows.ts), and in the embedded graph's Kùzu process from Kùzu's own values
- * (kuzu-catalogue.ts, rowKey), which then ships only the match keys of a batch (the service hashes them) and,
- * later, the rows of the matches no run recorded before. Both collect the ids of the row's nodes and edges (through
- * paths and lists; not inside maps, whose values name no match) and end here, so the two can never disagree on
- * what was recorded (test/graph/match-identity.test.ts, and the embedded graph's test on Kùzu's rows).
+ * decoded row (alerts/alert-rows.ts), and, for the embedded graph, from the ids of a row's nodes and edges that its
+ * Kùzu process sends first, in numbers (embedded/row-refs.ts), before the rows of the matches no run recorded
+ * before. Both collect the ids of the row's nodes and edges (through paths and lists; not inside maps, whose values
+ * name no match) and end here, so the two can never disagree on what was recorded
+ * (test/graph/match-identity.test.ts, and the embedded graph's test on Kùzu's rows).
  *
- * Here, beside the graph, with the target hash it ends in (alerts/target.ts gives it to the rest of the alerts):
- * the Kùzu process imports this module as it is. Pure: no database, no engine.
+ * Here, beside the graph, with the target hash it ends in (alerts/target.ts gives it to the rest of the alerts).
+ * Pure: no database, no engine.
  */
 import { hash } from 'node:crypto';
 
@@ -48,7 +48,7 @@ export function hashTarget(target: Target): string {
   return hash('sha256', targetText(target), 'hex');
 }
 
-/** What hashTarget hashes. JSON: it holds no line break, whatever the ids hold. */
+/** What hashTarget hashes. */
 function targetText(target: Target): string {
   return JSON.stringify([target.nodes, target.edges]);
 }
@@ -60,9 +60,7 @@ export const TOO_LARGE = '-';
 
 /**
  * The match key of the nodes and edges `nodes` and `edges` (any order, repeats allowed): its target's canonical
- * text (what hashTarget hashes; it holds no line break: JSON escapes them), or NO_MATCH, or TOO_LARGE. The
- * embedded graph's process sends keys and the service hashes them (identityOfKey): the process's thread is what
- * an alert rerun waits for, the service's is idle meanwhile.
+ * text (what hashTarget hashes), or NO_MATCH, or TOO_LARGE.
  */
 export function matchKey(nodes: string[], edges: string[]): string {
   const target = targetOf({ nodes, edges });

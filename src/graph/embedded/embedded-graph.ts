@@ -9,6 +9,7 @@ import { GraphError, type GraphSource, type IdentifiedBatch, type RowStream, typ
 import { EdgeValue, NodeValue, type GraphEdge, type GraphNode, type GraphRow } from '../items.js';
 import { identityOfKey } from '../match-identity.js';
 import { ANSWER_FD, readFrames } from './answer-pipe.js';
+import { matchKeysOf, type RowRefs } from './row-refs.js';
 import { decodeWireRow, decodeWireValue, type ChildMessage, type ParentMessage, type WireRow } from './kuzu-protocol.js';
 
 /**
@@ -320,8 +321,8 @@ function residentBytes(pid: number | undefined): number | undefined {
 interface Batches {
   /** The next batch: `rows` is the JSON text of its WireRow[]. */
   next(): Promise<{ rows: string; done: boolean; truncated: boolean }>;
-  /** The next batch of up to `rows` rows, by their match keys (joined by line breaks); the process holds its rows. */
-  identify(rows: number): Promise<{ batch: number; count: number; keys: string; done: boolean; truncated: boolean }>;
+  /** The next batch of up to `rows` rows, by the ids of their nodes and edges (row-refs.ts); the process holds its rows. */
+  identify(rows: number): Promise<{ batch: number; count: number; refs: RowRefs; done: boolean; truncated: boolean }>;
   /** The JSON text of the WireRow[] at `positions` of identified batch `batch`. */
   pick(batch: number, positions: readonly number[]): Promise<string>;
   cancel(): Promise<void>;
@@ -366,23 +367,30 @@ class EmbeddedRowStream implements RowStream {
 
   /**
    * The rows by their identities: the Kùzu process sends a batch's identities, and a row only when `rows` asks for
-   * it. The next batch is asked for as soon as one arrives, so the process reads it while the caller looks this
-   * one's identities up (the process holds the last three).
+   * it. Two batches are asked for ahead, so the process reads the next one while the caller looks this one's
+   * identities up, and the one after is already asked for when it is done: it does not wait for the service's ask
+   * between two batches. The process holds the last four.
    */
   async *identified(batchRows: number): AsyncIterable<IdentifiedBatch> {
+    const ask = () => {
+      const asking = this.#batches.identify(batchRows);
+      // Its failure is the loop's to throw, when it gets there (or nobody's, once the reader stopped early).
+      asking.catch(() => undefined);
+      return asking;
+    };
     // Not closed here, whether its batches ended or the caller stopped early: the caller may still pick from the
     // last ones, and closes the stream once it did (closing drops them in the process).
-    let coming = this.#done ? undefined : this.#batches.identify(batchRows);
-    while (coming) {
-      const batch = await coming;
+    const asked = this.#done ? [] : [ask(), ask()];
+    while (asked.length) {
+      const batch = await asked.shift()!;
       if (batch.done) {
         this.#done = true;
         this.truncated = batch.truncated;
-      }
-      coming = this.#done ? undefined : this.#batches.identify(batchRows);
-      // Its failure is the loop's to throw, when it gets there (or nobody's, once the reader stopped early).
-      coming?.catch(() => undefined);
-      const identities = batch.count === 0 ? [] : batch.keys.split('\n').map(identityOfKey);
+        // What was asked past the last batch is answered empty by the process, and not read.
+        asked.length = 0;
+      } else asked.push(ask());
+      const identities = matchKeysOf(batch.refs).map(identityOfKey);
+      if (identities.length !== batch.count) throw new Error(`a batch of ${batch.count} rows came with ${identities.length} identities`);
       yield {
         identities,
         rows: async (positions) => {

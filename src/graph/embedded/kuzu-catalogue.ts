@@ -4,9 +4,9 @@
  */
 import type { Connection, KuzuValue } from 'kuzu';
 import { graphEdge, graphNode, type GraphEdge, type GraphNode, type PropertyValue } from '../items.js';
-import { matchKey } from '../match-identity.js';
 import { edgeIdByEnds, edgeIdByProperty, nodeId } from './kuzu-ids.js';
 import type { WireEdge, WireNode, WireProperties, WireRow, WireValue } from './kuzu-protocol.js';
+import { internalRef, type RowRefs } from './row-refs.js';
 
 interface InternalId {
   offset: number;
@@ -59,12 +59,8 @@ export function quoteName(name: string): string {
 const KUZU_FIELDS = new Set(['_id', '_label', '_src', '_dst']);
 // A property's value holds no node or edge, so no end to name.
 const NO_IDS = new Map<number, string>();
-/**
- * Kùzu's internal id of an item as one number, a key of the maps below: a text made for each (an alert run reads
- * 180,000 of them) was a tenth of an unchanged rerun's work in the Kùzu process. Exact while a table's offsets stay
- * under 2^40 and its number under 2^12.
- */
-const internalKey = (id: InternalId) => id.table * 2 ** 40 + id.offset;
+/** Kùzu's internal id of an item as one number (row-refs.ts), the key of the maps below. */
+const internalKey = internalRef;
 /** Kùzu's internal id as text: the id of an item whose stable id could not be made, and a bare internal id's value. */
 const internalText = (id: InternalId) => `${id.table}:${id.offset}`;
 
@@ -191,29 +187,97 @@ export class Catalogue {
   }
 
   /**
-   * A row's match key (match-identity.ts) straight from Kùzu's values, with the ids batchIds made for its batch:
-   * the same ids, met the same way (through lists and paths, not inside maps) as the service meets them in the
-   * row's wire form decoded, so an alert rerun, which ships no row it recorded before, builds no wire row either.
+   * A batch's rows by the ids of their nodes and edges, in numbers (row-refs.ts): met the same way (through lists
+   * and paths, not inside maps) as the service meets them in the rows' wire form decoded. Each node met (inside maps
+   * too, whose wire form names them) is noted once with its label and primary key; ends of edges not met as nodes
+   * are looked up, per table, in one query each, as for wire rows.
    */
-  rowKey(row: Record<string, KuzuValue>, columns: readonly string[], ids: BatchIds): string {
-    const nodes: string[] = [];
-    const edges: string[] = [];
-    for (const column of columns) this.#collectIds(row[column], ids, nodes, edges);
-    return matchKey(nodes, edges);
-  }
-
-  #collectIds(value: unknown, ids: BatchIds, nodes: string[], edges: string[]): void {
-    if (value === null || typeof value !== 'object' || value instanceof Date) return;
-    if (Array.isArray(value)) {
-      for (const item of value) this.#collectIds(item, ids, nodes, edges);
-      return;
+  async batchRefs(conn: Connection, rows: Record<string, KuzuValue>[], columns: readonly string[]): Promise<RowRefs> {
+    const refs: RowRefs = { rows: [], nodes: [], labels: [], keys: [], names: [], edgeIds: [] };
+    const noted = new Set<number>();
+    // Every edge's ends, checked against the nodes noted once the batch is read (most are among them).
+    const ends: InternalId[] = [];
+    const names = new Map<string, number>();
+    // The rows of a batch mostly repeat one label or type: the last one's name index and id rule are kept at hand.
+    let lastType = '';
+    let lastTypeIndex = -1;
+    let lastTypeHasId = false;
+    const nameOf = (name: string) => {
+      let index = names.get(name);
+      if (index === undefined) names.set(name, (index = refs.names.push(name) - 1));
+      return index;
+    };
+    const note = (node: KuzuNode): number => {
+      const ref = internalKey(node._id);
+      if (noted.has(ref)) return ref;
+      noted.add(ref);
+      const table = this.nodeTables.get(node._label);
+      refs.nodes.push(ref);
+      refs.labels.push(table ? nameOf(node._label) : -1);
+      refs.keys.push(table ? node[table.primaryKey] : `?${internalText(node._id)}`);
+      return ref;
+    };
+    // The row's nodes and edges (4 numbers each), gathered apart, then written after their counts. Undefined inside
+    // a map: its nodes are noted (its wire form names them), the match is not theirs.
+    let nodes: number[] | undefined = [];
+    let edges: number[] | undefined = [];
+    const visit = (value: unknown): void => {
+      if (value === null || typeof value !== 'object' || value instanceof Date) return;
+      if (Array.isArray(value)) {
+        for (const item of value) visit(item);
+        return;
+      }
+      const item = value as Partial<KuzuNode & KuzuRel & KuzuPath>;
+      if (item._nodes && item._rels) {
+        for (const node of item._nodes) visit(node);
+        for (const rel of item._rels) visit(rel);
+      } else if (item._src && item._dst && item._label) {
+        ends.push(item._src, item._dst);
+        if (!edges) return;
+        if (item._label !== lastType) {
+          lastType = item._label;
+          lastTypeIndex = nameOf(lastType);
+          lastTypeHasId = this.relTables.get(lastType)?.hasId ?? false;
+        }
+        const named = lastTypeHasId && item.id !== null && item.id !== undefined;
+        edges.push(lastTypeIndex, named ? refs.edgeIds.push(item.id) - 1 : -1, internalKey(item._src), internalKey(item._dst));
+      } else if (item._id && item._label) {
+        const ref = note(item as KuzuNode);
+        nodes?.push(ref);
+      } else {
+        const outerNodes = nodes;
+        const outerEdges = edges;
+        nodes = edges = undefined;
+        for (const key in value) visit((value as Record<string, unknown>)[key]);
+        nodes = outerNodes;
+        edges = outerEdges;
+      }
+    };
+    const rowNodes = nodes;
+    const rowEdges = edges;
+    for (const row of rows) {
+      rowNodes.length = 0;
+      rowEdges.length = 0;
+      for (const column of columns) visit(row[column]);
+      refs.rows.push(rowNodes.length, rowEdges.length / 4);
+      for (const ref of rowNodes) refs.rows.push(ref);
+      for (const number of rowEdges) refs.rows.push(number);
     }
-    const item = value as Partial<KuzuNode & KuzuRel & KuzuPath>;
-    if (item._nodes && item._rels) {
-      for (const node of item._nodes) nodes.push(this.#nodeIdIn(node, ids.nodes));
-      for (const rel of item._rels) edges.push(this.#edgeId(rel, ids.known));
-    } else if (item._src && item._dst && item._label) edges.push(this.#edgeId(item as KuzuRel, ids.known));
-    else if (item._id && item._label) nodes.push(this.#nodeIdIn(item as KuzuNode, ids.nodes));
+    const missing = new Map<number, InternalId>();
+    for (const end of ends) {
+      const ref = internalKey(end);
+      if (!noted.has(ref)) missing.set(ref, end);
+    }
+    if (missing.size) {
+      const found = new Map<number, string>();
+      await this.#resolve(conn, [...missing.values()], found);
+      for (const [ref, end] of missing) {
+        refs.nodes.push(ref);
+        refs.labels.push(-1);
+        refs.keys.push(found.get(ref) ?? `?${internalText(end)}`);
+      }
+    }
+    return refs;
   }
 
   /**

@@ -9,10 +9,11 @@
 import { Socket } from 'node:net';
 import kuzu, { type Connection, type KuzuValue, type QueryResult } from 'kuzu';
 import { ANSWER_FD, frameHeader, type SubgraphFrame } from './answer-pipe.js';
-import { Catalogue, ItemSet, nodeTableKeyParam, quoteName, type BatchIds } from './kuzu-catalogue.js';
+import { Catalogue, ItemSet, nodeTableKeyParam, quoteName } from './kuzu-catalogue.js';
 import { parseEdgeId, parseNodeId } from './kuzu-ids.js';
 import type { ChildMessage, ErrorKind, ParentMessage, WireRow } from './kuzu-protocol.js';
 import { outsideAccess } from '../outside-access.js';
+import { nodeIdsOf, type RowRefs } from './row-refs.js';
 import { clearStatements, preparedReadOnly } from './statement-cache.js';
 
 const send = (message: ChildMessage) => process.send!(message);
@@ -238,34 +239,40 @@ async function next(id: number): Promise<void> {
 }
 
 /**
- * Identified batches of a run (an alert run): numbered from 1, and each held here for a `pick` until three more
- * were read (the service asks for the next batch before it picks from this one). Held as Kùzu gave the rows, with
+ * Identified batches of a run (an alert run): numbered from 1, and each held here for a `pick` until four more
+ * were read (the service asks for two batches ahead of the one it picks from). Held as Kùzu gave the rows, with
  * the ids made of the batch: a rerun picks none, so its rows are never made wire rows. Dropped at `cancel`,
  * which the service sends when it closes the run, also after its last batch.
  */
+const NO_ROWS: RowRefs = { rows: [], nodes: [], labels: [], keys: [], names: [], edgeIds: [] };
 interface HeldBatch {
   rows: Record<string, KuzuValue>[];
-  ids: BatchIds;
+  refs: RowRefs;
 }
 const identified = new Map<number, { batches: number; columns: string[]; properties: boolean; held: Map<number, HeldBatch> }>();
 
 async function identify(id: number, batchRows: number): Promise<void> {
   const run = runs.get(id);
-  if (!run) return;
+  // Asked past its last batch (the service asks two ahead): answered, so the answers stay in the order asked.
+  if (!run) {
+    send({ t: 'identities', id, batch: 0, count: 0, refs: NO_ROWS, done: true, truncated: false });
+    return;
+  }
   try {
     const { rows, done, truncated } = readRows(run, batchRows);
-    // Ids made for this batch only: kept for the whole run, they grew with its distinct nodes (memory that grew
-    // with the number of matches); an edge whose ends are only in an earlier batch is looked up again instead.
-    const ids = await catalogue.batchIds(run.conn, rows, run.columns, new Map());
+    // Noted for this batch only: kept for the whole run, its nodes would grow with the number of matches; an edge
+    // whose ends are only in an earlier batch is looked up again instead.
+    const refs = await catalogue.batchRefs(run.conn, rows, run.columns);
     let state = identified.get(id);
     if (!state) identified.set(id, (state = { batches: 0, columns: run.columns, properties: run.properties, held: new Map() }));
     const batch = ++state.batches;
-    state.held.set(batch, { rows, ids });
-    // The service may still pick from the two batches before this one (one being recorded, one waiting its turn).
-    state.held.delete(batch - 3);
-    // Keys, not identities: the service hashes them, on its own thread, while this one reads the next batch.
-    const keys = rows.map((row) => catalogue.rowKey(row, run.columns, ids)).join('\n');
-    send({ t: 'identities', id, batch, count: rows.length, keys, done, truncated });
+    state.held.set(batch, { rows, refs });
+    // The service may still pick from the batch three before this one: it asks two batches ahead of the one it
+    // looks up, and picks from a batch while the next is looked up.
+    state.held.delete(batch - 4);
+    // The ids in numbers: the service makes their texts, the keys and their hashes on its own thread while this one
+    // reads the next batch (row-refs.ts).
+    send({ t: 'identities', id, batch, count: rows.length, refs, done, truncated });
     if (done) await finish(id);
   } catch (err) {
     await finish(id);
@@ -279,7 +286,8 @@ function pick(id: number, batch: number, positions: number[]): void {
   if (!state || !held) return fail(id, new Error(`batch ${batch} of the run is no longer held`));
   if (positions.some((i) => !(i in held.rows))) return fail(id, new Error(`a position picked is not in batch ${batch}`));
   const rows = positions.map((i) => held.rows[i]!);
-  send({ t: 'rows', id, rows: JSON.stringify(catalogue.wireRows(rows, state.columns, state.properties, held.ids)), done: false, truncated: false });
+  const ids = { known: nodeIdsOf(held.refs), nodes: new Map<object, string>() };
+  send({ t: 'rows', id, rows: JSON.stringify(catalogue.wireRows(rows, state.columns, state.properties, ids)), done: false, truncated: false });
 }
 
 async function finish(id: number): Promise<void> {

@@ -18,6 +18,7 @@
  * decodeWireValue turns wire values back into the classes of ../items.ts.
  */
 import { EdgeValue, graphEdge, graphNode, NodeValue, PathValue, type GraphEdge, type GraphNode, type GraphRow, type GraphValue, type PropertyValue } from '../items.js';
+import type { RowRefs } from './row-refs.js';
 
 export type WireProperties = Record<string, PropertyValue>;
 export type WireNode = [id: string, label: string, properties?: WireProperties];
@@ -54,8 +55,9 @@ export type ParentMessage =
   | { t: 'subgraph'; id: number; query: string; params: Record<string, unknown>; readOnly: boolean; timeoutMs: number; maxRows: number; maxItems: number }
   | { t: 'next'; id: number }
   /**
-   * The next `rows` rows of a run, answered by their match keys only (match-identity.ts); the process keeps the
-   * batch's rows for a `pick` of the rows the service wants, until three more batches were identified.
+   * The next `rows` rows of a run, answered by the ids of their nodes and edges only (row-refs.ts); the process keeps
+   * the batch's rows for a `pick` of the rows the service wants, until four more batches were identified. Asked
+   * past the run's last batch, answered with an empty one (done).
    */
   | { t: 'identify'; id: number; rows: number }
   /** The wire rows at `positions` (ascending) of identified batch `batch`, answered as `rows`. */
@@ -75,8 +77,8 @@ export type ChildMessage =
   | { t: 'started'; id: number; columns: string[]; readAt: number }
   /** `rows`: the JSON text of a WireRow[]. */
   | { t: 'rows'; id: number; rows: string; done: boolean; truncated: boolean }
-  /** `keys`: the batch's `count` rows' match keys (match-identity.ts), joined by line breaks (none holds one). */
-  | { t: 'identities'; id: number; batch: number; count: number; keys: string; done: boolean; truncated: boolean }
+  /** `refs`: the batch's `count` rows by the ids of their nodes and edges, in numbers (row-refs.ts). */
+  | { t: 'identities'; id: number; batch: number; count: number; refs: RowRefs; done: boolean; truncated: boolean }
   /**
    * `nodes`, `edges`: the UTF-8 JSON of GraphNode[] and GraphEdge[], as the API answers them (SubgraphAnswer). It
    * comes on the answer pipe (answer-pipe.ts), not the IPC channel; its failure comes on the IPC channel.
