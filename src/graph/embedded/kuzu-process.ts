@@ -251,6 +251,21 @@ interface HeldBatch {
 }
 const identified = new Map<number, { batches: number; columns: string[]; properties: boolean; held: Map<number, HeldBatch> }>();
 
+/** A run's next identified batch, read before the service asked for it, or what reading it threw. */
+type Identified = { rows: Record<string, KuzuValue>[]; refs: RowRefs; done: boolean; truncated: boolean } | { error: unknown };
+const readAhead = new Map<number, Identified>();
+
+async function readIdentified(run: Run, batchRows: number): Promise<Identified> {
+  try {
+    const { rows, done, truncated } = readRows(run, batchRows);
+    // Noted for this batch only: kept for the whole run, its nodes would grow with the number of matches; an edge
+    // whose ends are only in an earlier batch is looked up again instead.
+    return { rows, refs: await catalogue.batchRefs(run.conn, rows, run.columns), done, truncated };
+  } catch (error) {
+    return { error };
+  }
+}
+
 async function identify(id: number, batchRows: number): Promise<void> {
   const run = runs.get(id);
   // Asked past its last batch (the service asks two ahead): answered, so the answers stay in the order asked.
@@ -258,26 +273,28 @@ async function identify(id: number, batchRows: number): Promise<void> {
     send({ t: 'identities', id, batch: 0, count: 0, refs: NO_ROWS, done: true, truncated: false });
     return;
   }
-  try {
-    const { rows, done, truncated } = readRows(run, batchRows);
-    // Noted for this batch only: kept for the whole run, its nodes would grow with the number of matches; an edge
-    // whose ends are only in an earlier batch is looked up again instead.
-    const refs = await catalogue.batchRefs(run.conn, rows, run.columns);
-    let state = identified.get(id);
-    if (!state) identified.set(id, (state = { batches: 0, columns: run.columns, properties: run.properties, held: new Map() }));
-    const batch = ++state.batches;
-    state.held.set(batch, { rows, refs });
-    // The service may still pick from the batch three before this one: it asks two batches ahead of the one it
-    // looks up, and picks from a batch while the next is looked up.
-    state.held.delete(batch - 4);
-    // The ids in numbers: the service makes their texts, the keys and their hashes on its own thread while this one
-    // reads the next batch (row-refs.ts).
-    send({ t: 'identities', id, batch, count: rows.length, refs, done, truncated });
-    if (done) await finish(id);
-  } catch (err) {
+  const read = readAhead.get(id) ?? (await readIdentified(run, batchRows));
+  readAhead.delete(id);
+  if ('error' in read) {
     await finish(id);
-    fail(id, err);
+    fail(id, read.error);
+    return;
   }
+  const { rows, refs, done, truncated } = read;
+  let state = identified.get(id);
+  if (!state) identified.set(id, (state = { batches: 0, columns: run.columns, properties: run.properties, held: new Map() }));
+  const batch = ++state.batches;
+  state.held.set(batch, { rows, refs });
+  // The service may still pick from the batch three before this one: it asks two batches ahead of the one it
+  // looks up, and picks from a batch while the next is looked up.
+  state.held.delete(batch - 4);
+  // The ids in numbers: the service makes their texts, the keys and their hashes on its own thread while this one
+  // reads the next batch (row-refs.ts).
+  send({ t: 'identities', id, batch, count: rows.length, refs, done, truncated });
+  if (done) return finish(id);
+  // The next batch is read now, not when its ask is handled: the process goes from one batch to the next without
+  // a turn of its event loop between them (an ask's message is handled in the turn). Its failure waits for its ask.
+  readAhead.set(id, await readIdentified(run, batchRows));
 }
 
 function pick(id: number, batch: number, positions: number[]): void {
@@ -291,6 +308,7 @@ function pick(id: number, batch: number, positions: number[]): void {
 }
 
 async function finish(id: number): Promise<void> {
+  readAhead.delete(id);
   const run = runs.get(id);
   if (!run) return;
   runs.delete(id);
