@@ -4,8 +4,8 @@
  * of (matchKeysOf), before it picks the rows of the matches no run recorded before.
  *
  * Why numbers: the process's thread is what an alert rerun waits for, and making every row's ids as text there (its
- * nodes' `<label>:<key>`, its edges' `<type>:<source>-><target>`) and its key cost a fifth of the bare query on top of
- * it. Here the process only notes Kùzu's internal ids and each node's label and primary key once; the texts are made
+ * nodes' `<label>:<key>`, its edges' `<type>:<source>-><target>`) and its key added a quarter or more to the bare
+ * query's time (bench/README.md, "Alerts"). Here the process only notes Kùzu's internal ids and each node's label and primary key once; the texts are made
  * by the service, whose thread is idle meanwhile, with the same functions (kuzu-ids.ts, match-identity.ts).
  */
 import { matchKey } from '../match-identity.js';
