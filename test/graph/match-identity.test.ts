@@ -33,7 +33,7 @@ function rowOf(values: unknown[]): { row: Record<string, KuzuValue>; columns: st
 /** A row as the Kùzu process hands it over when it is picked: its wire form, the ids made of the batch's refs. */
 async function moved(values: unknown[]) {
   const { row, columns } = rowOf(values);
-  const ids = { known: nodeIdsOf(await clients.batchRefs(noConnection, [row], columns)), nodes: new Map<object, string>() };
+  const ids = nodeIdsOf(await clients.batchRefs(noConnection, [row], columns));
   return decodeWireRow(clients.wireRows([row], columns, false, ids)[0]!, columns, 0);
 }
 

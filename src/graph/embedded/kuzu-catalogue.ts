@@ -6,7 +6,7 @@ import type { Connection, KuzuValue } from 'kuzu';
 import { graphEdge, graphNode, type GraphEdge, type GraphNode, type PropertyValue } from '../items.js';
 import { edgeIdByEnds, edgeIdByProperty, nodeId } from './kuzu-ids.js';
 import type { WireEdge, WireNode, WireProperties, WireRow, WireValue } from './kuzu-protocol.js';
-import { internalRef, type RowRefs } from './row-refs.js';
+import { internalRef, nodeIdsOf, type RowRefs } from './row-refs.js';
 
 interface InternalId {
   offset: number;
@@ -64,11 +64,6 @@ const internalKey = internalRef;
 /** Kùzu's internal id as text: the id of an item whose stable id could not be made, and a bare internal id's value. */
 const internalText = (id: InternalId) => `${id.table}:${id.offset}`;
 
-/** The ids batchIds made: Kùzu's internal key of each node (and edge end) to its stable id, and each node's object to it. */
-export interface BatchIds {
-  known: Map<number, string>;
-  nodes: Map<object, string>;
-}
 
 async function rowsOf(conn: Connection, statement: string, params?: Record<string, KuzuValue>): Promise<Record<string, KuzuValue>[]> {
   const result = params ? await conn.execute(await conn.prepare(statement), params) : await conn.query(statement);
@@ -133,57 +128,14 @@ export class Catalogue {
    * stable ids, which Kùzu does not give (only internal ids): ends not among the batch's own nodes are looked up,
    * per table, in one query each. `properties: false` leaves the items' properties out.
    */
-  async toWireRows(conn: Connection, rows: Record<string, KuzuValue>[], columns: readonly string[], properties: boolean, known: Map<number, string>): Promise<WireRow[]> {
-    return this.wireRows(rows, columns, properties, await this.batchIds(conn, rows, columns, known));
+  async toWireRows(conn: Connection, rows: Record<string, KuzuValue>[], columns: readonly string[], properties: boolean): Promise<WireRow[]> {
+    // The batch's refs (as an alert run's identified batch is sent) name every node and edge end once, by ref.
+    return this.wireRows(rows, columns, properties, nodeIdsOf(await this.batchRefs(conn, rows, columns)));
   }
 
-  /**
-   * The stable ids of a batch's nodes and of its edges' ends, made once for all that is done with the batch (its
-   * wire rows, its rows' match identities): ends not among the batch's own nodes are looked up, per table, in one
-   * query each. `known` may hold ids made before; it gets the batch's.
-   */
-  async batchIds(conn: Connection, rows: Record<string, KuzuValue>[], columns: readonly string[], known: Map<number, string>): Promise<BatchIds> {
-    const missing = new Map<number, InternalId>();
-    // Each node's id is made once, here, and found again by the node's object when its value is written below
-    // (making it twice, and the edges' ends' keys, was a third of the Kùzu process's CPU in an alert rerun).
-    const ids = new Map<object, string>();
-    const visit = (value: unknown): void => {
-      if (value === null || typeof value !== 'object' || value instanceof Date) return;
-      if (Array.isArray(value)) {
-        for (const item of value) visit(item);
-        return;
-      }
-      const item = value as Partial<KuzuNode & KuzuRel & KuzuPath>;
-      if (item._nodes && item._rels) {
-        for (const node of item._nodes) visit(node);
-        for (const rel of item._rels) visit(rel);
-        return;
-      }
-      if (item._src && item._dst && item._label) {
-        const [source, target] = [internalKey(item._src), internalKey(item._dst)];
-        if (!known.has(source)) missing.set(source, item._src);
-        if (!known.has(target)) missing.set(target, item._dst);
-        return;
-      }
-      if (item._id && item._label) {
-        const id = this.#nodeId(item as KuzuNode);
-        if (id) {
-          known.set(internalKey(item._id), id);
-          ids.set(item, id);
-        }
-        return;
-      }
-      for (const key in value) visit((value as Record<string, unknown>)[key]);
-    };
-    for (const row of rows) for (const column of columns) visit(row[column]);
-    for (const key of missing.keys()) if (known.has(key)) missing.delete(key);
-    if (missing.size) await this.#resolve(conn, [...missing.values()], known);
-    return { known, nodes: ids };
-  }
-
-  /** Rows as wire rows, with the ids batchIds made for their batch. */
-  wireRows(rows: Record<string, KuzuValue>[], columns: readonly string[], properties: boolean, ids: BatchIds): WireRow[] {
-    return rows.map((row) => columns.map((column) => this.#wire(row[column], properties, ids.known, ids.nodes)));
+  /** Rows as wire rows, with the stable ids of their batch's nodes and edge ends (nodeIdsOf its batchRefs), by ref. */
+  wireRows(rows: Record<string, KuzuValue>[], columns: readonly string[], properties: boolean, known: Map<number, string>): WireRow[] {
+    return rows.map((row) => columns.map((column) => this.#wire(row[column], properties, known)));
   }
 
   /**
@@ -352,29 +304,26 @@ export class Catalogue {
   }
 
   /** `ids`: the ids already made of some nodes, by their object (toWireRows). */
-  #wire(value: unknown, properties: boolean, known: Map<number, string>, ids?: Map<object, string>): WireValue {
+  #wire(value: unknown, properties: boolean, known: Map<number, string>): WireValue {
     if (value === null || value === undefined) return null;
     if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
     if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') return value;
     if (value instanceof Date) return value.toISOString();
-    if (Array.isArray(value)) return value.map((v) => this.#wire(v, properties, known, ids));
+    if (Array.isArray(value)) return value.map((v) => this.#wire(v, properties, known));
     if (typeof value !== 'object') return String(value);
     const item = value as Partial<KuzuNode & KuzuRel & KuzuPath>;
-    if (item._nodes && item._rels) return { p: [item._nodes.map((n) => this.#node(n, properties, ids)), item._rels.map((r) => this.#edge(r, properties, known))] };
+    if (item._nodes && item._rels) return { p: [item._nodes.map((n) => this.#node(n, properties, known)), item._rels.map((r) => this.#edge(r, properties, known))] };
     if (item._src && item._dst && item._label) return { e: this.#edge(item as KuzuRel, properties, known) };
-    if (item._id && item._label) return { n: this.#node(item as KuzuNode, properties, ids) };
+    if (item._id && item._label) return { n: this.#node(item as KuzuNode, properties, known) };
     if ('offset' in item && 'table' in item && Object.keys(item).length === 2) return internalText(item as unknown as InternalId);
     const map: Record<string, WireValue> = {};
-    for (const [k, v] of Object.entries(value)) map[k] = this.#wire(v, properties, known, ids);
+    for (const [k, v] of Object.entries(value)) map[k] = this.#wire(v, properties, known);
     return { m: map };
   }
 
-  #nodeIdIn(node: KuzuNode, ids?: Map<object, string>): string {
-    return ids?.get(node) ?? this.#nodeId(node) ?? `?${internalText(node._id)}`;
-  }
-
-  #node(node: KuzuNode, properties: boolean, ids?: Map<object, string>): WireNode {
-    const id = this.#nodeIdIn(node, ids);
+  /** `known`: the ids already made of the batch's nodes, by ref (a node inside a property value is not among them). */
+  #node(node: KuzuNode, properties: boolean, known: Map<number, string>): WireNode {
+    const id = known.get(internalKey(node._id)) ?? this.#nodeId(node) ?? `?${internalText(node._id)}`;
     return properties ? [id, node._label, this.#properties(node)] : [id, node._label];
   }
 

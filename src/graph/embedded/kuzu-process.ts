@@ -220,7 +220,7 @@ async function readBatch(run: Run, batchRows: number): Promise<{ wire: WireRow[]
   const { rows, done, truncated } = readRows(run, batchRows);
   // Ids resolved for this batch only: kept for the whole run, they grew with its distinct nodes (memory that grew
   // with the number of matches); an edge whose ends are only in an earlier batch is looked up again instead.
-  const wire = await catalogue.toWireRows(run.conn, rows, run.columns, run.properties, new Map());
+  const wire = await catalogue.toWireRows(run.conn, rows, run.columns, run.properties);
   return { wire, done, truncated };
 }
 
@@ -303,8 +303,7 @@ function pick(id: number, batch: number, positions: number[]): void {
   if (!state || !held) return fail(id, new Error(`batch ${batch} of the run is no longer held`));
   if (positions.some((i) => !(i in held.rows))) return fail(id, new Error(`a position picked is not in batch ${batch}`));
   const rows = positions.map((i) => held.rows[i]!);
-  const ids = { known: nodeIdsOf(held.refs), nodes: new Map<object, string>() };
-  send({ t: 'rows', id, rows: JSON.stringify(catalogue.wireRows(rows, state.columns, state.properties, ids)), done: false, truncated: false });
+  send({ t: 'rows', id, rows: JSON.stringify(catalogue.wireRows(rows, state.columns, state.properties, nodeIdsOf(held.refs))), done: false, truncated: false });
 }
 
 async function finish(id: number): Promise<void> {
@@ -321,7 +320,7 @@ async function lookup(message: Extract<ParentMessage, { t: 'node' | 'edge' }>): 
   try {
     await conn.query('BEGIN TRANSACTION READ ONLY');
     const found = message.t === 'node' ? await findNode(conn, message.nodeId) : await findEdge(conn, message.edgeId);
-    const [row] = found ? await catalogue.toWireRows(conn, [found], ['item'], true, new Map()) : [];
+    const [row] = found ? await catalogue.toWireRows(conn, [found], ['item'], true) : [];
     send({ t: 'item', id: message.id, item: row?.[0] ?? null, readAt: Date.now() });
   } catch (err) {
     fail(message.id, err);
