@@ -23,6 +23,7 @@ import { KuzuCeiling } from './lib/kuzu-ceiling.js';
 import { median, phase, round } from './lib/progress.js';
 import { peakRssMb } from './lib/rss.js';
 import { ServiceProcess } from './lib/service.js';
+import { onServer as runOnServer } from './lib/service-database.js';
 
 const args = process.argv.slice(2);
 const option = (name: string) => (args.indexOf(name) >= 0 ? args[args.indexOf(name) + 1] : undefined);
@@ -43,15 +44,7 @@ const QUERY = `MATCH (a:Account)-[t:TRANSFER]->(b:Account) WHERE t.amount < ${BE
 const dir = mkdtempSync(path.join(os.tmpdir(), 'aw-alerts-ab-'));
 const databases = { baseline: `aw_alerts_ab_${process.pid}_baseline`, current: `aw_alerts_ab_${process.pid}_current` };
 const urlOf = (name: string) => Object.assign(new URL(PG_URL), { pathname: `/${name}` }).toString();
-const onServer = async (sql: string) => {
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
-};
+const onServer = (sql: string) => runOnServer(PG_URL, sql);
 const envOf = (dataDir: string, database: string) => ({
   DATA_DIR: dataDir,
   DATABASE_URL: urlOf(database),

@@ -28,6 +28,7 @@ import { median, phase, round } from './lib/progress.js';
 import { processCpuSeconds } from './lib/cpu.js';
 import { peakRssMb } from './lib/rss.js';
 import { ServiceProcess } from './lib/service.js';
+import { onServer as runOnServer } from './lib/service-database.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const args = process.argv.slice(2);
@@ -67,15 +68,7 @@ const env = {
   GRAPH_MEMORY_MB,
   ALERTS_MAX_MATCHES_LIMIT: String(MAX_MATCHES),
 };
-const onServer = async (sql: string) => {
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
-};
+const onServer = (sql: string) => runOnServer(PG_URL, sql);
 const loadAverage = () => os.loadavg().map((l) => round(l, 2));
 
 phase('building the service');

@@ -13,7 +13,6 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { createDatabase, type Database, type Queryable } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { COUNT_ATTEMPTS_CTE } from '../src/outbox/attempt-counts.js';
@@ -23,6 +22,7 @@ import { READ_COUNTS_SQL, readCountsParameters } from '../src/outbox/health-over
 import type { HealthRange } from '../src/outbox/schemas.js';
 import { seedOperatorData } from './lib/operator-seed.js';
 import { phase, progress, round } from './lib/progress.js';
+import { onServer as runOnServer } from './lib/service-database.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const args = process.argv.slice(2);
@@ -109,15 +109,7 @@ async function benchDatabase(kind: 'postgres' | 'pglite') {
   let db: Database;
   let dispose: () => Promise<void>;
   const dbName = `aw_operator_bench_${process.pid}`;
-  const onServer = async (sql: string) => {
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
+  const onServer = (sql: string) => runOnServer(PG_URL, sql);
   if (kind === 'postgres') {
     await onServer(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
     await onServer(`CREATE DATABASE ${dbName}`);

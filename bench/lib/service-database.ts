@@ -14,23 +14,25 @@ export interface ServiceDatabase {
   dispose(): Promise<void>;
 }
 
+/** Runs `statements` in turn on the PostgreSQL server at `pgUrl`, on a connection of their own (CREATE/DROP DATABASE). */
+export async function onServer(pgUrl: string, ...statements: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: pgUrl });
+  await client.connect();
+  try {
+    for (const statement of statements) await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
 /** A database of the run's own on the PostgreSQL server at `pgUrl` (named after `tag`), or a throwaway DATA_DIR for PGlite. */
 export async function prepareServiceDatabase(kind: 'postgres' | 'pglite', pgUrl: string, tag = 'aw_bench'): Promise<ServiceDatabase> {
   if (kind === 'postgres') {
     const name = `${tag}_${process.pid}`;
-    const run = async (statements: string[]) => {
-      const client = new pg.Client({ connectionString: pgUrl });
-      await client.connect();
-      try {
-        for (const statement of statements) await client.query(statement);
-      } finally {
-        await client.end();
-      }
-    };
-    await run([`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, `CREATE DATABASE ${name}`]);
+    await onServer(pgUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, `CREATE DATABASE ${name}`);
     const url = new URL(pgUrl);
     url.pathname = `/${name}`;
-    return { env: { DATABASE_URL: url.toString() }, name, dispose: () => run([`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`]) };
+    return { env: { DATABASE_URL: url.toString() }, name, dispose: () => onServer(pgUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
   }
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'aw-bench-'));
   return { env: { DATA_DIR: dataDir }, dispose: async () => rmSync(dataDir, { recursive: true, force: true }) };
