@@ -146,33 +146,50 @@ export class Catalogue {
    */
   async batchRefs(conn: Connection, rows: Record<string, KuzuValue>[], columns: readonly string[]): Promise<RowRefs> {
     const refs: RowRefs = { rows: [], nodes: [], labels: [], keys: [], names: [], edgeIds: [] };
-    const noted = new Set<number>();
+    const out = refs.rows;
+    // The nodes noted, by table number, then by offset: small integers, which a Set holds unboxed (a ref, past 2^31,
+    // would be a heap number each).
+    const noted: Set<number>[] = [];
     // Every edge's ends, checked against the nodes noted once the batch is read (most are among them).
     const ends: InternalId[] = [];
     const names = new Map<string, number>();
-    // The rows of a batch mostly repeat one label or type: the last one's name index and id rule are kept at hand.
-    let lastType = '';
-    let lastTypeIndex = -1;
-    let lastTypeHasId = false;
     const nameOf = (name: string) => {
       let index = names.get(name);
       if (index === undefined) names.set(name, (index = refs.names.push(name) - 1));
       return index;
     };
+    // The rows of a batch mostly repeat one label and one type: the last ones' lookups are kept at hand.
+    let lastLabel: string | undefined;
+    let lastLabelIndex = -1;
+    let lastKey: string | undefined;
+    let lastType: string | undefined;
+    let lastTypeIndex = -1;
+    let lastTypeHasId = false;
     const note = (node: KuzuNode): number => {
-      const ref = internalKey(node._id);
-      if (noted.has(ref)) return ref;
-      noted.add(ref);
-      const table = this.nodeTables.get(node._label);
+      const id = node._id;
+      const ref = internalKey(id);
+      let offsets = noted[id.table];
+      if (offsets === undefined) noted[id.table] = offsets = new Set();
+      if (offsets.has(id.offset)) return ref;
+      offsets.add(id.offset);
+      if (node._label !== lastLabel) {
+        lastLabel = node._label;
+        lastKey = this.nodeTables.get(lastLabel)?.primaryKey;
+        lastLabelIndex = lastKey === undefined ? -1 : nameOf(lastLabel);
+      }
       refs.nodes.push(ref);
-      refs.labels.push(table ? nameOf(node._label) : -1);
-      refs.keys.push(table ? node[table.primaryKey] : `?${internalText(node._id)}`);
+      refs.labels.push(lastLabelIndex);
+      refs.keys.push(lastKey === undefined ? `?${internalText(id)}` : node[lastKey]);
       return ref;
     };
-    // The row's nodes and edges (4 numbers each), gathered apart, then written after their counts. Undefined inside
-    // a map: its nodes are noted (its wire form names them), the match is not theirs.
-    let nodes: number[] | undefined = [];
-    let edges: number[] | undefined = [];
+    // A row's nodes and edges (4 numbers each), gathered apart (filled up to a count: emptying an array by its
+    // length is a slow path), then written after their counts. Inside a map (depth > 0) nodes are noted, as its
+    // wire form names them, but the match is not theirs.
+    const nodes: number[] = [];
+    const edges: number[] = [];
+    let nodeCount = 0;
+    let edgeNumbers = 0;
+    let mapDepth = 0;
     const visit = (value: unknown): void => {
       if (value === null || typeof value !== 'object' || value instanceof Date) return;
       if (Array.isArray(value)) {
@@ -180,46 +197,46 @@ export class Catalogue {
         return;
       }
       const item = value as Partial<KuzuNode & KuzuRel & KuzuPath>;
-      if (item._nodes && item._rels) {
+      if (item._label !== undefined) {
+        if (item._src !== undefined && item._dst !== undefined) {
+          ends.push(item._src, item._dst);
+          if (mapDepth > 0) return;
+          if (item._label !== lastType) {
+            lastType = item._label;
+            lastTypeIndex = nameOf(lastType);
+            lastTypeHasId = this.relTables.get(lastType)?.hasId ?? false;
+          }
+          const named = lastTypeHasId && item.id !== null && item.id !== undefined;
+          edges[edgeNumbers++] = lastTypeIndex;
+          edges[edgeNumbers++] = named ? refs.edgeIds.push(item.id) - 1 : -1;
+          edges[edgeNumbers++] = internalKey(item._src);
+          edges[edgeNumbers++] = internalKey(item._dst);
+          return;
+        }
+        if (item._id !== undefined) {
+          const ref = note(item as KuzuNode);
+          if (mapDepth === 0) nodes[nodeCount++] = ref;
+          return;
+        }
+      }
+      if (item._nodes !== undefined && item._rels !== undefined) {
         for (const node of item._nodes) visit(node);
         for (const rel of item._rels) visit(rel);
-      } else if (item._src && item._dst && item._label) {
-        ends.push(item._src, item._dst);
-        if (!edges) return;
-        if (item._label !== lastType) {
-          lastType = item._label;
-          lastTypeIndex = nameOf(lastType);
-          lastTypeHasId = this.relTables.get(lastType)?.hasId ?? false;
-        }
-        const named = lastTypeHasId && item.id !== null && item.id !== undefined;
-        edges.push(lastTypeIndex, named ? refs.edgeIds.push(item.id) - 1 : -1, internalKey(item._src), internalKey(item._dst));
-      } else if (item._id && item._label) {
-        const ref = note(item as KuzuNode);
-        nodes?.push(ref);
-      } else {
-        const outerNodes = nodes;
-        const outerEdges = edges;
-        nodes = edges = undefined;
-        for (const key in value) visit((value as Record<string, unknown>)[key]);
-        nodes = outerNodes;
-        edges = outerEdges;
+        return;
       }
+      mapDepth++;
+      for (const key in value) visit((value as Record<string, unknown>)[key]);
+      mapDepth--;
     };
-    const rowNodes = nodes;
-    const rowEdges = edges;
     for (const row of rows) {
-      rowNodes.length = 0;
-      rowEdges.length = 0;
+      nodeCount = edgeNumbers = 0;
       for (const column of columns) visit(row[column]);
-      refs.rows.push(rowNodes.length, rowEdges.length / 4);
-      for (const ref of rowNodes) refs.rows.push(ref);
-      for (const number of rowEdges) refs.rows.push(number);
+      out.push(nodeCount, edgeNumbers / 4);
+      for (let i = 0; i < nodeCount; i++) out.push(nodes[i]!);
+      for (let i = 0; i < edgeNumbers; i++) out.push(edges[i]!);
     }
     const missing = new Map<number, InternalId>();
-    for (const end of ends) {
-      const ref = internalKey(end);
-      if (!noted.has(ref)) missing.set(ref, end);
-    }
+    for (const end of ends) if (!noted[end.table]?.has(end.offset)) missing.set(internalKey(end), end);
     if (missing.size) {
       const found = new Map<number, string>();
       await this.#resolve(conn, [...missing.values()], found);
