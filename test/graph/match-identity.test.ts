@@ -4,7 +4,7 @@ import { identityOfRow, matchOfRow } from '../../src/alerts/alert-rows.js';
 import { identityOfKey, NO_MATCH, TOO_LARGE } from '../../src/graph/match-identity.js';
 import { hashTarget } from '../../src/alerts/target.js';
 import { Catalogue } from '../../src/graph/embedded/kuzu-catalogue.js';
-import { matchKeysOf, nodeIdsOf } from '../../src/graph/embedded/row-refs.js';
+import { matchKeysOf, nodeIdsByRef } from '../../src/graph/embedded/row-refs.js';
 import { decodeWireRow } from '../../src/graph/embedded/kuzu-protocol.js';
 
 // Values as Kùzu's Node API gives them: nodes, edges (their ends by internal id), paths, lists, maps.
@@ -33,7 +33,7 @@ function rowOf(values: unknown[]): { row: Record<string, KuzuValue>; columns: st
 /** A row as the Kùzu process hands it over when it is picked: its wire form, the ids made of the batch's refs. */
 async function moved(values: unknown[]) {
   const { row, columns } = rowOf(values);
-  const ids = nodeIdsOf(await clients.batchRefs(noConnection, [row], columns));
+  const ids = nodeIdsByRef(await clients.batchRefs(noConnection, [row], columns));
   return decodeWireRow(clients.wireRows([row], columns, false, ids)[0]!, columns, 0);
 }
 
@@ -62,6 +62,8 @@ describe('match identity: the Kùzu process and the service make the same', () =
       [paid],
       [stranger, knows],
       [knows, bob],
+      // An edge inside a map: its ends are named in the map's wire form, the match is not its.
+      [alice, { via: knows }],
     ];
     const identities = [];
     for (const row of rows) {
@@ -78,7 +80,8 @@ describe('match identity: the Kùzu process and the service make the same', () =
     expect(identities[4]).toBe(identities[6]);
     expect(identities[0]).toBe(identities[7]);
     expect(new Set(identities.slice(0, 3)).size).toBe(3);
-    expect(new Set([identities[1], ...identities.slice(8)]).size).toBe(4);
+    expect(new Set([identities[1], ...identities.slice(8, 11)]).size).toBe(4);
+    expect(identities[11]).toBe(identities[0]);
   });
 
   it('marks a row with no node or edge, and one with more than a match may hold, the same on both sides', async () => {

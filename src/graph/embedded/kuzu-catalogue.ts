@@ -6,7 +6,7 @@ import type { Connection, KuzuValue } from 'kuzu';
 import { graphEdge, graphNode, type GraphEdge, type GraphNode, type PropertyValue } from '../items.js';
 import { edgeIdByEnds, edgeIdByProperty, nodeId } from './kuzu-ids.js';
 import type { WireEdge, WireNode, WireProperties, WireRow, WireValue } from './kuzu-protocol.js';
-import { internalRef, nodeIdsOf, type RowRefs } from './row-refs.js';
+import { internalRef, nodeIdsByRef, type BatchRefs } from './row-refs.js';
 
 interface InternalId {
   offset: number;
@@ -63,6 +63,10 @@ const NO_IDS = new Map<number, string>();
 const internalKey = internalRef;
 /** Kùzu's internal id as text: the id of an item whose stable id could not be made, and a bare internal id's value. */
 const internalText = (id: InternalId) => `${id.table}:${id.offset}`;
+/** A node ref's internal id again. */
+const internalIdOf = (ref: number): InternalId => ({ table: Math.floor(ref / 2 ** 40), offset: ref % 2 ** 40 });
+/** batchRefs: the label of a node met so far only as an edge's end. */
+const AWAITED = -2;
 
 
 async function rowsOf(conn: Connection, statement: string, params?: Record<string, KuzuValue>): Promise<Record<string, KuzuValue>[]> {
@@ -130,10 +134,10 @@ export class Catalogue {
    */
   async toWireRows(conn: Connection, rows: Record<string, KuzuValue>[], columns: readonly string[], properties: boolean): Promise<WireRow[]> {
     // The batch's refs (as an alert run's identified batch is sent) name every node and edge end once, by ref.
-    return this.wireRows(rows, columns, properties, nodeIdsOf(await this.batchRefs(conn, rows, columns)));
+    return this.wireRows(rows, columns, properties, nodeIdsByRef(await this.batchRefs(conn, rows, columns)));
   }
 
-  /** Rows as wire rows, with the stable ids of their batch's nodes and edge ends (nodeIdsOf its batchRefs), by ref. */
+  /** Rows as wire rows, with the stable ids of their batch's nodes and edge ends (nodeIdsByRef of its batchRefs), by ref. */
   wireRows(rows: Record<string, KuzuValue>[], columns: readonly string[], properties: boolean, known: Map<number, string>): WireRow[] {
     return rows.map((row) => columns.map((column) => this.#wire(row[column], properties, known)));
   }
@@ -144,18 +148,31 @@ export class Catalogue {
    * too, whose wire form names them) is noted once with its label and primary key; ends of edges not met as nodes
    * are looked up, per table, in one query each, as for wire rows.
    */
-  async batchRefs(conn: Connection, rows: Record<string, KuzuValue>[], columns: readonly string[]): Promise<RowRefs> {
-    const refs: RowRefs = { rows: [], nodes: [], labels: [], keys: [], names: [], edgeIds: [] };
+  async batchRefs(conn: Connection, rows: Record<string, KuzuValue>[], columns: readonly string[]): Promise<BatchRefs> {
+    const refs: BatchRefs = { rows: [], nodes: [], labels: [], keys: [], names: [], edgeIds: [] };
     const out = refs.rows;
-    // The nodes noted, by table number, then by offset: small integers, which a Set holds unboxed (a ref, past 2^31,
-    // would be a heap number each).
-    const noted: Set<number>[] = [];
-    // Every edge's ends, checked against the nodes noted once the batch is read (most are among them).
-    const ends: InternalId[] = [];
+    // Each node's index in `refs.nodes`, by table number, then offset: small integers, which a Map holds unboxed
+    // (a ref past 2^31 would be a heap number each).
+    const indexes: Map<number, number>[] = [];
+    // An edge's end gets its index when the edge is met; its label and key wait for the node itself (most ends are
+    // among the batch's nodes), or are looked up once the batch is read.
+    let awaited = 0;
     const names = new Map<string, number>();
     const nameOf = (name: string) => {
       let index = names.get(name);
       if (index === undefined) names.set(name, (index = refs.names.push(name) - 1));
+      return index;
+    };
+    const indexOf = (id: InternalId): number => {
+      let offsets = indexes[id.table];
+      if (offsets === undefined) indexes[id.table] = offsets = new Map();
+      let index = offsets.get(id.offset);
+      if (index === undefined) {
+        offsets.set(id.offset, (index = refs.nodes.push(internalKey(id)) - 1));
+        refs.labels.push(AWAITED);
+        refs.keys.push(undefined);
+        awaited++;
+      }
       return index;
     };
     // The rows of a batch mostly repeat one label and one type: the last ones' lookups are kept at hand.
@@ -166,25 +183,21 @@ export class Catalogue {
     let lastTypeIndex = -1;
     let lastTypeHasId = false;
     const note = (node: KuzuNode): number => {
-      const id = node._id;
-      const ref = internalKey(id);
-      let offsets = noted[id.table];
-      if (offsets === undefined) noted[id.table] = offsets = new Set();
-      if (offsets.has(id.offset)) return ref;
-      offsets.add(id.offset);
+      const index = indexOf(node._id);
+      if (refs.labels[index] !== AWAITED) return index;
       if (node._label !== lastLabel) {
         lastLabel = node._label;
         lastKey = this.nodeTables.get(lastLabel)?.primaryKey;
         lastLabelIndex = lastKey === undefined ? -1 : nameOf(lastLabel);
       }
-      refs.nodes.push(ref);
-      refs.labels.push(lastLabelIndex);
-      refs.keys.push(lastKey === undefined ? `?${internalText(id)}` : node[lastKey]);
-      return ref;
+      refs.labels[index] = lastLabelIndex;
+      refs.keys[index] = lastKey === undefined ? `?${internalText(node._id)}` : node[lastKey];
+      awaited--;
+      return index;
     };
     // A row's nodes and edges (4 numbers each), gathered apart (filled up to a count: emptying an array by its
-    // length is a slow path), then written after their counts. Inside a map (depth > 0) nodes are noted, as its
-    // wire form names them, but the match is not theirs.
+    // length is a slow path), then written after their counts. Inside a map (depth > 0) nodes and edge ends are
+    // noted, as its wire form names them, but the match is not theirs.
     const nodes: number[] = [];
     const edges: number[] = [];
     let nodeCount = 0;
@@ -199,7 +212,7 @@ export class Catalogue {
       const item = value as Partial<KuzuNode & KuzuRel & KuzuPath>;
       if (item._label !== undefined) {
         if (item._src !== undefined && item._dst !== undefined) {
-          ends.push(item._src, item._dst);
+          const [source, target] = [indexOf(item._src), indexOf(item._dst)];
           if (mapDepth > 0) return;
           if (item._label !== lastType) {
             lastType = item._label;
@@ -209,13 +222,13 @@ export class Catalogue {
           const named = lastTypeHasId && item.id !== null && item.id !== undefined;
           edges[edgeNumbers++] = lastTypeIndex;
           edges[edgeNumbers++] = named ? refs.edgeIds.push(item.id) - 1 : -1;
-          edges[edgeNumbers++] = internalKey(item._src);
-          edges[edgeNumbers++] = internalKey(item._dst);
+          edges[edgeNumbers++] = source;
+          edges[edgeNumbers++] = target;
           return;
         }
         if (item._id !== undefined) {
-          const ref = note(item as KuzuNode);
-          if (mapDepth === 0) nodes[nodeCount++] = ref;
+          const index = note(item as KuzuNode);
+          if (mapDepth === 0) nodes[nodeCount++] = index;
           return;
         }
       }
@@ -235,16 +248,19 @@ export class Catalogue {
       for (let i = 0; i < nodeCount; i++) out.push(nodes[i]!);
       for (let i = 0; i < edgeNumbers; i++) out.push(edges[i]!);
     }
-    const missing = new Map<number, InternalId>();
-    for (const end of ends) if (!noted[end.table]?.has(end.offset)) missing.set(internalKey(end), end);
-    if (missing.size) {
+    if (awaited > 0) {
+      // Ends met only as ends: their ids looked up (their label -1: the id is made already).
+      const missing: InternalId[] = [];
+      refs.labels.forEach((label, i) => {
+        if (label === AWAITED) missing.push(internalIdOf(refs.nodes[i]!));
+      });
       const found = new Map<number, string>();
-      await this.#resolve(conn, [...missing.values()], found);
-      for (const [ref, end] of missing) {
-        refs.nodes.push(ref);
-        refs.labels.push(-1);
-        refs.keys.push(found.get(ref) ?? `?${internalText(end)}`);
-      }
+      await this.#resolve(conn, missing, found);
+      refs.labels.forEach((label, i) => {
+        if (label !== AWAITED) return;
+        refs.labels[i] = -1;
+        refs.keys[i] = found.get(refs.nodes[i]!) ?? `?${internalText(internalIdOf(refs.nodes[i]!))}`;
+      });
     }
     return refs;
   }

@@ -5,8 +5,9 @@
  *
  * Why numbers: the process's thread is what an alert rerun waits for, and making every row's ids as text there (its
  * nodes' `<label>:<key>`, its edges' `<type>:<source>-><target>`) and its key added a quarter or more to the bare
- * query's time (bench/README.md, "Alerts"). Here the process only notes Kùzu's internal ids and each node's label and primary key once; the texts are made
- * by the service, whose thread is idle meanwhile, with the same functions (kuzu-ids.ts, match-identity.ts).
+ * query's time (bench/README.md, "Alerts"). Here the process only notes each node's label and primary key once,
+ * and names it by its index among them; the texts are made by the service, whose thread is idle meanwhile, with the
+ * same functions (kuzu-ids.ts, match-identity.ts).
  */
 import { matchKey } from '../match-identity.js';
 import { edgeIdByEnds, edgeIdByProperty, nodeId } from './kuzu-ids.js';
@@ -14,19 +15,24 @@ import { edgeIdByEnds, edgeIdByProperty, nodeId } from './kuzu-ids.js';
 export interface RowRefs {
   /**
    * Per row: the count n of its nodes and e of its edges (met through lists and paths, not inside maps; repeats
-   * allowed), then its n nodes' refs, then its e edges as 4 numbers each: the type (an index into `names`), the
-   * value of its `id` property (an index into `edgeIds`, or -1: the edge is named by its ends), its source's and
-   * its target's refs. A node's ref is Kùzu's internal id as one number (kuzu-catalogue.ts).
+   * allowed), then its n nodes, then its e edges as 4 numbers each: the type (an index into `names`), the value of
+   * its `id` property (an index into `edgeIds`, or -1: the edge is named by its ends), its source and its target.
+   * A node is named by its index in the batch's nodes (`labels` and `keys`): small integers, which the message
+   * carries in a byte or two each, where Kùzu's internal ids took eight.
    */
   rows: number[];
-  /** Every node ref the rows name (their nodes, their edges' ends), once each, beside `labels` and `keys`. */
-  nodes: number[];
   /** Each node's label (an index into `names`), or -1 when its id is made already: then `keys` holds it. */
   labels: number[];
   /** Each node's primary key value (or its id made already). */
   keys: unknown[];
   names: string[];
   edgeIds: unknown[];
+}
+
+/** A batch's refs as the Kùzu process keeps them, to make its picked rows: each node's internal id too. */
+export interface BatchRefs extends RowRefs {
+  /** Each node's ref: Kùzu's internal id as one number (internalRef). */
+  nodes: number[];
 }
 
 /**
@@ -38,25 +44,23 @@ export function internalRef(id: { table: number; offset: number }): number {
   return id.table * 2 ** 40 + id.offset;
 }
 
-/** The id of a node whose stable id could not be made: its internal id, as text. */
-export function unnamedId(ref: number): string {
-  return `?${Math.floor(ref / 2 ** 40)}:${ref % 2 ** 40}`;
+/** The stable id of each node of `refs`, by its index: made as the Kùzu process would make it (kuzu-ids.ts). */
+export function nodeIdsOf(refs: RowRefs): string[] {
+  const { labels, keys, names } = refs;
+  const ids = new Array<string>(labels.length);
+  for (let i = 0; i < labels.length; i++) ids[i] = labels[i]! < 0 ? String(keys[i]) : nodeId(names[labels[i]!]!, keys[i]);
+  return ids;
 }
 
-/** The stable id of every node `refs` names, by its ref: made as the Kùzu process would make it (kuzu-ids.ts). */
-export function nodeIdsOf(refs: RowRefs): Map<number, string> {
-  const ids = new Map<number, string>();
-  refs.nodes.forEach((ref, i) => {
-    const label = refs.labels[i]!;
-    ids.set(ref, label < 0 ? String(refs.keys[i]) : nodeId(refs.names[label]!, refs.keys[i]));
-  });
-  return ids;
+/** The stable id of each node of `refs`, by its ref (for its rows' wire form). */
+export function nodeIdsByRef(refs: BatchRefs): Map<number, string> {
+  const ids = nodeIdsOf(refs);
+  return new Map(refs.nodes.map((ref, i) => [ref, ids[i]!]));
 }
 
 /** The match key (match-identity.ts) of each row of `refs`, in order. */
 export function matchKeysOf(refs: RowRefs): string[] {
   const ids = nodeIdsOf(refs);
-  const idOf = (ref: number) => ids.get(ref) ?? unnamedId(ref);
   const { rows, names, edgeIds } = refs;
   const keys: string[] = [];
   let at = 0;
@@ -64,12 +68,12 @@ export function matchKeysOf(refs: RowRefs): string[] {
     const nodeCount = rows[at++]!;
     const edgeCount = rows[at++]!;
     const nodes: string[] = new Array<string>(nodeCount);
-    for (let n = 0; n < nodeCount; n++) nodes[n] = idOf(rows[at++]!);
+    for (let n = 0; n < nodeCount; n++) nodes[n] = ids[rows[at++]!]!;
     const edges: string[] = new Array<string>(edgeCount);
     for (let e = 0; e < edgeCount; e++, at += 4) {
       const type = names[rows[at]!]!;
       const idValue = rows[at + 1]!;
-      edges[e] = idValue >= 0 ? edgeIdByProperty(type, edgeIds[idValue]) : edgeIdByEnds(type, idOf(rows[at + 2]!), idOf(rows[at + 3]!));
+      edges[e] = idValue >= 0 ? edgeIdByProperty(type, edgeIds[idValue]) : edgeIdByEnds(type, ids[rows[at + 2]!]!, ids[rows[at + 3]!]!);
     }
     keys.push(matchKey(nodes, edges));
   }
