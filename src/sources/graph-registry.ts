@@ -5,7 +5,7 @@
  * process holds it, this one answers `data_source_unavailable` saying so, and does not run its alerts.
  */
 import path from 'node:path';
-import type { Queryable } from '../db/database.js';
+import { namedStatement, type Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { BoltGraph } from '../graph/bolt/bolt-graph.js';
 import { EmbeddedGraph } from '../graph/embedded/embedded-graph.js';
@@ -21,6 +21,9 @@ export function embeddedGraphFolder(dataDir: string, sourceKey: string): string 
 }
 
 const RETRY_OPEN_MS = 30_000;
+// Read at every graph query and every alert run (a source's graph may change through any process): a named
+// statement, parsed and planned once per connection.
+const SOURCE_GRAPH = namedStatement('source_graph_v1', 'SELECT graph, graph_password_sealed, updated_at::text AS version FROM data_sources WHERE key = $1');
 
 export interface GraphRegistryOptions {
   dataDir: string;
@@ -81,10 +84,7 @@ export class GraphRegistry {
    * cannot be opened.
    */
   async open(db: Queryable, sourceKey: string): Promise<OpenedGraph | undefined> {
-    const { rows } = await db.query<{ graph: StoredGraph | null; graph_password_sealed: string | null; version: string }>(
-      `SELECT graph, graph_password_sealed, updated_at::text AS version FROM data_sources WHERE key = $1`,
-      [sourceKey],
-    );
+    const { rows } = await db.query<{ graph: StoredGraph | null; graph_password_sealed: string | null; version: string }>(SOURCE_GRAPH, [sourceKey]);
     const row = rows[0];
     if (!row) throw new AppError('dataSource_unavailable', `no data source has the key "${sourceKey}"`);
     if (!row.graph) {
