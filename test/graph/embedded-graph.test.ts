@@ -81,6 +81,18 @@ describe('the embedded graph (Kùzu in a process of its own)', () => {
     expect(picked.map((rows) => rows.map((row) => (row.c as NodeValue).node.id))).toEqual([['Client:bob']]);
   });
 
+  it('lets the rows of a batch go in the process once they are picked, or passed over', async () => {
+    const stream = await graph.run('MATCH (c:Client)-[h:HAS_PHONE]->() RETURN c, h ORDER BY c.id', { ...READ, properties: false });
+    const again = [];
+    for await (const batch of stream.identified!(1)) {
+      // The first batch passed over (none of its rows wanted), the second picked from: neither is held after.
+      expect(await batch.rows(again.length === 0 ? [] : [0])).toHaveLength(again.length === 0 ? 0 : 1);
+      again.push(await batch.rows([0]).then(() => 'held', (err: Error) => err.message));
+    }
+    await stream.close();
+    expect(again).toEqual(['batch 1 of the run is no longer held', 'batch 2 of the run is no longer held']);
+  });
+
   it('names an edge by its own id property when its table has one, and gives an edge alone its ends', async () => {
     const rows = await allRows(await graph.run('MATCH ()-[t:TRANSFER]->() RETURN t', READ));
     expect((rows[0]!.t as EdgeValue).edge).toMatchObject({ id: 'TRANSFER:t-1', source: 'Client:alice', target: 'Client:carol', data: { properties: { id: 't-1', amount: 12.5 } } });

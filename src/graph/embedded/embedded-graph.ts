@@ -102,6 +102,9 @@ export class EmbeddedGraph implements GraphSource {
         if (answer.t !== 'rows') throw new Error(`unexpected answer ${answer.t}`);
         return answer.rows;
       },
+      release: (batch) => {
+        if (this.#child === child && child.connected) child.send({ t: 'release', id, batch } satisfies ParentMessage);
+      },
       cancel: async () => {
         clearTimeout(deadline);
         if (this.#child === child && child.connected) child.send({ t: 'cancel', id } satisfies ParentMessage);
@@ -325,6 +328,8 @@ interface Batches {
   identify(rows: number): Promise<{ batch: number; count: number; refs: RowRefs; done: boolean; truncated: boolean }>;
   /** The JSON text of the WireRow[] at `positions` of identified batch `batch`. */
   pick(batch: number, positions: readonly number[]): Promise<string>;
+  /** Identified batch `batch` is not picked from: the process lets its rows go now. */
+  release(batch: number): void;
   cancel(): Promise<void>;
 }
 
@@ -394,7 +399,12 @@ class EmbeddedRowStream implements RowStream {
       yield {
         identities,
         rows: async (positions) => {
-          if (positions.length === 0) return [];
+          if (positions.length === 0) {
+            // Held no longer than needed (none are, in an unchanged rerun): rows let go young cost the process's
+            // garbage collector little, where four batches held were copied by every scavenge on their way out.
+            this.#batches.release(batch.batch);
+            return [];
+          }
           const rows = JSON.parse(await this.#batches.pick(batch.batch, positions)) as WireRow[];
           return rows.map((row) => decodeWireRow(row, this.columns, this.#readAt));
         },

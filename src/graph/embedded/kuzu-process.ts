@@ -243,10 +243,11 @@ async function next(id: number): Promise<void> {
 }
 
 /**
- * Identified batches of a run (an alert run): numbered from 1, and each held here for a `pick` until four more
- * were read (the service asks for two batches ahead of the one it picks from). Held as Kùzu gave the rows, with
- * the ids made of the batch: a rerun picks none, so its rows are never made wire rows. Dropped at `cancel`,
- * which the service sends when it closes the run, also after its last batch.
+ * Identified batches of a run (an alert run): numbered from 1, and each held here for its one `pick`, or until the
+ * service says it picks none (`release`), at most until four more were read (the service asks for two batches
+ * ahead of the one it picks from). Held as Kùzu gave the rows, with the ids made of the batch: a rerun picks none,
+ * so its rows are never made wire rows. All dropped at `cancel`, which the service sends when it closes the run,
+ * also after its last batch.
  */
 const NO_ROWS: RowRefs = { rows: [], labels: [], keys: [], names: [], edgeIds: [] };
 interface HeldBatch {
@@ -309,6 +310,8 @@ function pick(id: number, batch: number, positions: number[]): void {
   if (!state || !held) return fail(id, new Error(`batch ${batch} of the run is no longer held`));
   if (positions.some((i) => !(i in held.rows))) return fail(id, new Error(`a position picked is not in batch ${batch}`));
   const rows = positions.map((i) => held.rows[i]!);
+  // A batch is picked from once (IdentifiedBatch.rows).
+  state.held.delete(batch);
   send({ t: 'rows', id, rows: JSON.stringify(catalogue.wireRows(rows, state.columns, state.properties, nodeIdsByRef(held.refs))), done: false, truncated: false });
 }
 
@@ -400,6 +403,11 @@ async function load(message: Extract<ParentMessage, { t: 'load' }>): Promise<voi
 // `next` never overtakes the `run` it follows.
 const chains = new Map<number, Promise<void>>();
 process.on('message', (message: ParentMessage) => {
+  // Not behind the run's pending asks (each reads a batch): the rows go before the next scavenge can copy them.
+  if (message.t === 'release') {
+    identified.get(message.id)?.held.delete(message.batch);
+    return;
+  }
   const previous = chains.get(message.id) ?? Promise.resolve();
   const current = previous.then(() => {
     switch (message.t) {

@@ -60,8 +60,10 @@ export type ParentMessage =
    * past the run's last batch, answered with an empty one (done).
    */
   | { t: 'identify'; id: number; rows: number }
-  /** The wire rows at `positions` (ascending) of identified batch `batch`, answered as `rows`. */
+  /** The wire rows at `positions` (ascending) of identified batch `batch`, answered as `rows`; the batch is then dropped. */
   | { t: 'pick'; id: number; batch: number; positions: number[] }
+  /** Identified batch `batch` is not picked from: dropped at once (no answer). */
+  | { t: 'release'; id: number; batch: number }
   | { t: 'cancel'; id: number }
   | { t: 'node'; id: number; nodeId: string }
   | { t: 'edge'; id: number; edgeId: string }
