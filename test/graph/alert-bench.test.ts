@@ -39,6 +39,7 @@ describe('alert benchmark harness', () => {
       }
       // The unchanged reruns emitted nothing and wrote no row.
       expect(report.rerun.events).toBe(0);
+      expect(report.rerun.runs).toHaveLength(report.settings.reruns);
       for (const again of report.rerun.runs) expect(again.added).toEqual({ cases: 0, matches: 0, events: 0, deliveries: 0 });
       expect(report.rerun.ratioToBare).toBeGreaterThan(0);
     } finally {
