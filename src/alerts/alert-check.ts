@@ -17,15 +17,18 @@ export function alertQueryChecker(db: Database, graphs: GraphRegistry): QueryChe
     const { graph } = await graphs.require(db, sourceKey);
     for (const [i, q] of queries.entries()) {
       const named = `queries[${i}] ("${q.name}")`;
+      // The engine refusing the query, or failing on its first row (one over the size a row may hold, say), is the
+      // query's fault: 400 naming it.
+      const refused = (err: unknown) =>
+        err instanceof GraphError && (err.key === 'bad_graph_request' || err.key === 'write_forbidden')
+          ? new AppError('invalid_alert_query', `${named}: ${err.key === 'write_forbidden' ? 'an alert query may only read: ' : ''}${err.message}`, undefined, `queries[${i}].query`)
+          : err;
       let stream;
       try {
         stream = await graph.run(q.query, { readOnly: true, timeoutMs: Math.min(timeoutMs, CHECK_TIMEOUT_MS), maxRows: 1 });
       } catch (err) {
-        if (err instanceof GraphError && (err.key === 'bad_graph_request' || err.key === 'write_forbidden')) {
-          throw new AppError('invalid_alert_query', `${named}: ${err.key === 'write_forbidden' ? 'an alert query may only read: ' : ''}${err.message}`, undefined, `queries[${i}].query`);
-        }
         if (err instanceof GraphError && err.key === 'graph_request_timeout') continue;
-        throw err;
+        throw refused(err);
       }
       let first;
       try {
@@ -34,7 +37,7 @@ export function alertQueryChecker(db: Database, graphs: GraphRegistry): QueryChe
           break;
         }
       } catch (err) {
-        if (!(err instanceof GraphError && err.key === 'graph_request_timeout')) throw err;
+        if (!(err instanceof GraphError && err.key === 'graph_request_timeout')) throw refused(err);
       } finally {
         await stream.close();
       }

@@ -240,7 +240,7 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
         await writing.catch(() => undefined);
       }
       if (capped) {
-        problems.push({ source: 'alert', error: { key: 'max_matches_reached', message: `the run stopped reading after ${maxMatches} matches (maxMatches); the rest were not read` }, partial: true });
+        problems.push({ source: 'alert', error: { key: 'max_matches_reached', message: `the run stopped reading after ${maxMatches} rows (maxMatches: every row read counts, a match or not); the rest were not read` }, partial: true });
       }
       // Partial: something was read, or stopped by a limit; failed: a problem and nothing read.
       summary.outcome = problems.length === 0 ? 'ok' : problems.some((p) => p.partial) || summary.rowsRead > 0 ? 'partial' : 'failed';

@@ -85,6 +85,8 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     };
     await bad({ queries: [{ name: 'q', query: SHARED_PHONE }, { name: 'r', query: 'MATCH (a:Client RETURN a' }] }, 'invalid_alert_query', /queries\[1\] \("r"\)/, 'queries[1].query');
     await bad({ queries: [{ name: 'q', query: "CREATE (:Client {id: 'x'})" }] }, 'invalid_alert_query', /may only read/, 'queries[0].query');
+    // A first row over the size a row may hold: the query's fault too, said as such.
+    await bad({ queries: [{ name: 'q', query: "MATCH (c:Client) RETURN c, repeat('x', 17000000) AS s LIMIT 1" }] }, 'invalid_alert_query', /queries\[0\] \("q"\): row 1 of the answer holds about 16 MB, over the 16 MB/, 'queries[0].query');
     await bad({ queries: [{ name: ' ', query: SHARED_PHONE }] }, 'invalid_parameter', /queries\[0\]\.name must be 1 to/, 'queries[0].name');
     await bad({ target: 'nope' }, 'invalid_alert_target', /target "nope" is not returned/, 'target');
     await bad({ target: 'phone' }, 'invalid_alert_target', /holds no node/, 'target');
@@ -171,7 +173,7 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     expect(capped.status, JSON.stringify(capped.body)).toBe(201);
     const run = await runNow(capped.body.id);
     expect(run.runs[0]).toMatchObject({ outcome: 'partial', rowsRead: 2, matchesNew: 2, casesOpened: 2 });
-    expect(run.lastRunProblem).toEqual([{ source: 'alert', error: { key: 'max_matches_reached', message: expect.stringMatching(/after 2 matches/) }, partial: true }]);
+    expect(run.lastRunProblem).toEqual([{ source: 'alert', error: { key: 'max_matches_reached', message: expect.stringMatching(/after 2 rows \(maxMatches: every row read counts/) }, partial: true }]);
   });
 
   it('leaves out a row of more than 10,000 nodes and edges (the most a match holds), and says so on the run', async () => {

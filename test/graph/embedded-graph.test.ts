@@ -193,6 +193,9 @@ describe('the embedded graph (Kùzu in a process of its own)', () => {
       expect((err as Error).message).toMatch(/^the query needed more memory than the embedded graph may hold \(\d+ MB, over its 400 MB\) and was stopped/);
       expect(small.hardStops).toBe(1);
       expect(await allRows(await small.run('RETURN 41 + 1 AS n', READ))).toEqual([{ n: 42 }]);
+      // Kùzu refusing an allocation outright says only "std::bad_alloc": said in words, as the cap's stop is.
+      const refused = await small.run('RETURN size(range(1, 3000000000)) AS n', READ).then(allRows).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ key: 'bad_graph_request', message: expect.stringMatching(/^the query needed more memory than the embedded graph could get, and was stopped/) });
     } finally {
       await small.close();
     }

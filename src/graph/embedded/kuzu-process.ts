@@ -94,11 +94,14 @@ function classify(message: string): ErrorKind {
   return 'bad_graph_request';
 }
 
+const OUT_OF_MEMORY = 'the query needed more memory than the embedded graph could get, and was stopped: return fewer or smaller values (a long list, a large range(), a large collect())';
+
 function fail(id: number, err: unknown): void {
   const message = err instanceof Error ? err.message : String(err);
   const kind = classify(message);
-  // Kùzu says only "Interrupted.": the alert's problem and the API's answer say what happened, as the hard stop's do.
-  send({ t: 'failed', id, kind, message: kind === 'graph_request_timeout' ? 'the query ran past its time-out and was stopped' : message });
+  // Kùzu says only "Interrupted." (or "std::bad_alloc"): the alert's problem and the API's answer say what
+  // happened, as the hard stop's and the memory cap's do.
+  send({ t: 'failed', id, kind, message: kind === 'graph_request_timeout' ? 'the query ran past its time-out and was stopped' : /bad_alloc/.test(message) ? OUT_OF_MEMORY : message });
 }
 
 async function connection(): Promise<Connection> {
