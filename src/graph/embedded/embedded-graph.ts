@@ -40,6 +40,11 @@ export interface EmbeddedGraphOptions {
   hardStopGraceMs?: number;
   /** The most the process may hold (resident) before it is stopped; bufferPoolBytes + PROCESS_HEADROOM_BYTES by default. */
   processMemoryBytes?: number;
+  /**
+   * The most the process may keep (resident) with no query under way: past it, it is stopped and the next call starts
+   * a new one. Halfway from the buffer pool to the cap by default.
+   */
+  idleMemoryBytes?: number;
 }
 
 interface Waiter {
@@ -62,6 +67,10 @@ export class EmbeddedGraph implements GraphSource {
   #dying: Promise<void> | undefined;
   /** How many times a query had to be stopped by killing the process (past its time-out, or over the memory cap). */
   hardStops = 0;
+  /** How many times the process was stopped idle, holding more than idleMemoryBytes. */
+  idleRestarts = 0;
+  /** Queries under way (a run until its stream is closed): the process is idle at 0. */
+  #underWay = 0;
 
   constructor(options: EmbeddedGraphOptions) {
     this.#options = options;
@@ -76,14 +85,25 @@ export class EmbeddedGraph implements GraphSource {
     const child = await this.#process();
     const id = this.#nextId++;
     const deadline = setTimeout(() => this.#hardStop(id), options.timeoutMs + (this.#options.hardStopGraceMs ?? HARD_STOP_GRACE_MS));
+    // Under way until its stream is closed (once, however often close is called), or its start failed.
+    let underWay = true;
+    const ended = () => {
+      if (underWay) this.#underWay--;
+      underWay = false;
+    };
+    this.#underWay++;
     const started = await this.#request(child, id, {
       t: 'run', id, query, params: options.params ?? {}, readOnly: options.readOnly, timeoutMs: options.timeoutMs, maxRows: options.maxRows, batchRows: BATCH_ROWS,
       properties: options.properties ?? true,
     }).catch((err: unknown) => {
       clearTimeout(deadline);
+      ended();
       throw err;
     });
-    if (started.t !== 'started') throw new Error(`unexpected answer ${started.t}`);
+    if (started.t !== 'started') {
+      ended();
+      throw new Error(`unexpected answer ${started.t}`);
+    }
     return new EmbeddedRowStream(started.columns, started.readAt, {
       next: async () => {
         const answer = await this.#request(child, id, { t: 'next', id });
@@ -107,6 +127,7 @@ export class EmbeddedGraph implements GraphSource {
       },
       cancel: async () => {
         clearTimeout(deadline);
+        ended();
         if (this.#child === child && child.connected) child.send({ t: 'cancel', id } satisfies ParentMessage);
       },
     }, options.signal);
@@ -117,6 +138,7 @@ export class EmbeddedGraph implements GraphSource {
     const child = await this.#process();
     const id = this.#nextId++;
     const deadline = setTimeout(() => this.#hardStop(id), options.timeoutMs + (this.#options.hardStopGraceMs ?? HARD_STOP_GRACE_MS));
+    this.#underWay++;
     try {
       const answer = await this.#request(child, id, {
         t: 'subgraph', id, query, params: options.params ?? {}, readOnly: options.readOnly, timeoutMs: options.timeoutMs, maxRows: options.maxRows, maxItems: options.maxItems,
@@ -125,13 +147,14 @@ export class EmbeddedGraph implements GraphSource {
       return { nodes: answer.nodes, edges: answer.edges, truncated: answer.truncated };
     } finally {
       clearTimeout(deadline);
+      this.#underWay--;
     }
   }
 
   async node(id: string): Promise<GraphNode | undefined> {
     const child = await this.#process();
     const requestId = this.#nextId++;
-    const answer = await this.#request(child, requestId, { t: 'node', id: requestId, nodeId: id });
+    const answer = await this.#counted(child, requestId, { t: 'node', id: requestId, nodeId: id });
     const value = answer.t === 'item' ? decodeWireValue(answer.item, answer.readAt) : undefined;
     return value instanceof NodeValue ? value.node : undefined;
   }
@@ -139,7 +162,7 @@ export class EmbeddedGraph implements GraphSource {
   async edge(id: string): Promise<GraphEdge | undefined> {
     const child = await this.#process();
     const requestId = this.#nextId++;
-    const answer = await this.#request(child, requestId, { t: 'edge', id: requestId, edgeId: id });
+    const answer = await this.#counted(child, requestId, { t: 'edge', id: requestId, edgeId: id });
     const value = answer.t === 'item' ? decodeWireValue(answer.item, answer.readAt) : undefined;
     return value instanceof EdgeValue ? value.edge : undefined;
   }
@@ -159,7 +182,7 @@ export class EmbeddedGraph implements GraphSource {
   async load(statements: string[], timeoutMs: number): Promise<string[]> {
     const child = await this.#process();
     const id = this.#nextId++;
-    const answer = await this.#request(child, id, { t: 'load', id, statements, timeoutMs });
+    const answer = await this.#counted(child, id, { t: 'load', id, statements, timeoutMs });
     if (answer.t !== 'loaded') throw new Error(`unexpected answer ${answer.t}`);
     return answer.results;
   }
@@ -175,6 +198,16 @@ export class EmbeddedGraph implements GraphSource {
     const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
     await exited;
     clearTimeout(timer);
+  }
+
+  /** A request answered in one message (a node, an edge, a load), counted as under way until it is. */
+  async #counted(child: ChildProcess, id: number, message: ParentMessage): Promise<ChildMessage> {
+    this.#underWay++;
+    try {
+      return await this.#request(child, id, message);
+    } finally {
+      this.#underWay--;
+    }
   }
 
   #request(child: ChildProcess, id: number, message: ParentMessage): Promise<ChildMessage> {
@@ -207,6 +240,15 @@ export class EmbeddedGraph implements GraphSource {
     if (id === undefined) this.#waiters.clear();
     else this.#waiters.delete(id);
     for (const waiting of failing) for (const waiter of waiting) waiter.reject(why);
+  }
+
+  /** Lets an idle process go: it closes Kùzu and exits (killed if it has not within 5 s); the next call starts a new one. */
+  #retire(child: ChildProcess): void {
+    this.#child = undefined;
+    this.#dying = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    void this.#dying.then(() => clearTimeout(timer));
+    if (child.connected) child.disconnect();
   }
 
   /** Kills the process now. The next call starts a new one, once this one is gone and has let go of the folder's lock. */
@@ -290,10 +332,21 @@ export class EmbeddedGraph implements GraphSource {
    * and the next call starts a new one (as after a time-out). Linux only: elsewhere /proc is missing and nothing is watched.
    */
   #watchMemory(child: ChildProcess): void {
-    const cap = this.#options.processMemoryBytes ?? this.#options.bufferPoolBytes + PROCESS_HEADROOM_BYTES;
+    const { bufferPoolBytes } = this.#options;
+    const cap = this.#options.processMemoryBytes ?? bufferPoolBytes + PROCESS_HEADROOM_BYTES;
+    const idleCap = this.#options.idleMemoryBytes ?? bufferPoolBytes + (cap - bufferPoolBytes) / 2;
     const timer = setInterval(() => {
       const held = residentBytes(child.pid);
-      if (held === undefined || held <= cap) return;
+      if (held === undefined) return;
+      // Kùzu keeps what a large query took (an UNWIND of a million values left it at 770 MB, idle), and the next
+      // query would be stopped at the cap for memory it did not take: an idle process over idleCap is let go.
+      if (held > idleCap && held <= cap && this.#underWay === 0 && this.#child === child) {
+        clearInterval(timer);
+        this.idleRestarts++;
+        this.#retire(child);
+        return;
+      }
+      if (held <= cap) return;
       clearInterval(timer);
       if (this.#child !== child) return;
       const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
