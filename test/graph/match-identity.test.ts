@@ -19,6 +19,8 @@ const path = { _nodes: [alice, bob], _rels: [knows] };
 // An edge named by its own id property, and a node of a table the catalogue does not know (named by its internal id).
 const paid = { _id: { table: 2, offset: 0 }, _label: 'PAID', _src: alice._id, _dst: bob._id, id: 'p-1' };
 const stranger = { _id: { table: 9, offset: 3 }, _label: 'Stranger' };
+// A key JSON would escape (a quote, a backslash, a newline): its id is URI-encoded, plain for JSON.
+const odd = { _id: { table: 0, offset: 7 }, _label: 'Client', id: 'o"d\\d\né😀' };
 // The ends of an edge met without them are looked up by the Kùzu process (the embedded graph's test does it on
 // Kùzu): here every edge's ends are in its batch, in a column of their own that names no match (a map).
 const ENDS = { ends: [alice, bob] };
@@ -64,6 +66,7 @@ describe('match identity: the Kùzu process and the service make the same', () =
       [knows, bob],
       // An edge inside a map: its ends are named in the map's wire form, the match is not its.
       [alice, { via: knows }],
+      [odd, alice, bob],
     ];
     const identities = [];
     for (const row of rows) {

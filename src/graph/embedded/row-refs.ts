@@ -75,7 +75,8 @@ export function matchKeysOf(refs: RowRefs): string[] {
       const idValue = rows[at + 1]!;
       edges[e] = idValue >= 0 ? edgeIdByProperty(type, edgeIds[idValue]) : edgeIdByEnds(type, ids[rows[at + 2]!]!, ids[rows[at + 3]!]!);
     }
-    keys.push(matchKey(nodes, edges));
+    // Ids made by kuzu-ids.ts are URI-encoded (or `?table:offset`): plain for JSON.
+    keys.push(matchKey(nodes, edges, true));
   }
   return keys;
 }
