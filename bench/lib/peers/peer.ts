@@ -5,11 +5,11 @@
  * (database, jobs, worker process, drain) is here, shared by `npm run bench -- --peers` and the contention bench.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import pg from 'pg';
 import { caseBody } from '../ceiling.js';
 import { phase, progress, round, waitUntil } from '../progress.js';
 import type { Receiver } from '../receiver-client.js';
 import { peakRssMb } from '../rss.js';
+import { onServer } from '../service-database.js';
 
 /** A job: which bench webhook (its signing key) and the body, rendered when the job is added as an event's is. */
 export interface PeerJobPayload {
@@ -56,7 +56,7 @@ export class PeerDatabase {
 
   static async open(definition: PeerDefinition, serverUrl: string, tag: string): Promise<PeerDatabase> {
     const name = `aw_bench_${tag}_${process.pid}`;
-    await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, `CREATE DATABASE ${name}`);
+    await onServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, `CREATE DATABASE ${name}`);
     const url = new URL(serverUrl);
     url.pathname = `/${name}`;
     return new PeerDatabase(definition, serverUrl, name, url.toString());
@@ -89,7 +89,7 @@ export class PeerDatabase {
   }
 
   async dispose(): Promise<void> {
-    await adminQuery(this.serverUrl, `DROP DATABASE IF EXISTS ${this.name} WITH (FORCE)`);
+    await onServer(this.serverUrl, `DROP DATABASE IF EXISTS ${this.name} WITH (FORCE)`);
   }
 }
 
@@ -168,15 +168,5 @@ export async function runPeer(definition: PeerDefinition, options: { pgUrl: stri
     };
   } finally {
     await db.dispose();
-  }
-}
-
-async function adminQuery(pgUrl: string, ...statements: string[]): Promise<void> {
-  const client = new pg.Client({ connectionString: pgUrl });
-  await client.connect();
-  try {
-    for (const statement of statements) await client.query(statement);
-  } finally {
-    await client.end();
   }
 }
