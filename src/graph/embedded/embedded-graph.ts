@@ -138,16 +138,14 @@ export class EmbeddedGraph implements GraphSource {
     const child = await this.#process();
     const id = this.#nextId++;
     const deadline = setTimeout(() => this.#hardStop(id), options.timeoutMs + (this.#options.hardStopGraceMs ?? HARD_STOP_GRACE_MS));
-    this.#underWay++;
     try {
-      const answer = await this.#request(child, id, {
+      const answer = await this.#counted(child, id, {
         t: 'subgraph', id, query, params: options.params ?? {}, readOnly: options.readOnly, timeoutMs: options.timeoutMs, maxRows: options.maxRows, maxItems: options.maxItems,
       });
       if (answer.t !== 'subgraph') throw new Error(`unexpected answer ${answer.t}`);
       return { nodes: answer.nodes, edges: answer.edges, truncated: answer.truncated };
     } finally {
       clearTimeout(deadline);
-      this.#underWay--;
     }
   }
 
@@ -192,15 +190,10 @@ export class EmbeddedGraph implements GraphSource {
     const child = this.#child ?? (await this.#opening?.catch(() => undefined));
     this.#child = undefined;
     if (!child || child.exitCode !== null) return;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    // Disconnecting lets the process close Kùzu and exit; one that does not within 5 s is killed.
-    if (child.connected) child.disconnect();
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
+    await letGo(child);
   }
 
-  /** A request answered in one message (a node, an edge, a load), counted as under way until it is. */
+  /** A request answered in one message (a subgraph, a node, an edge, a load), counted as under way until it is. */
   async #counted(child: ChildProcess, id: number, message: ParentMessage): Promise<ChildMessage> {
     this.#underWay++;
     try {
@@ -242,13 +235,10 @@ export class EmbeddedGraph implements GraphSource {
     for (const waiting of failing) for (const waiter of waiting) waiter.reject(why);
   }
 
-  /** Lets an idle process go: it closes Kùzu and exits (killed if it has not within 5 s); the next call starts a new one. */
+  /** Lets an idle process go (letGo); the next call starts a new one once it is gone. */
   #retire(child: ChildProcess): void {
     this.#child = undefined;
-    this.#dying = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    void this.#dying.then(() => clearTimeout(timer));
-    if (child.connected) child.disconnect();
+    this.#dying = letGo(child);
   }
 
   /** Kills the process now. The next call starts a new one, once this one is gone and has let go of the folder's lock. */
@@ -361,6 +351,15 @@ export class EmbeddedGraph implements GraphSource {
     timer.unref();
     child.once('exit', () => clearInterval(timer));
   }
+}
+
+/** Disconnects the process, which lets it close Kùzu and exit; one that has not within 5 s is killed. Answers once it is gone. */
+function letGo(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (child.connected) child.disconnect();
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  return exited.finally(() => clearTimeout(timer));
 }
 
 /** The resident memory of process `pid`, from /proc (undefined where there is none). */
