@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { RunDependencies } from './alerts/alert-run.js';
+import { RecordedMatches } from './alerts/recorded-matches.js';
 import { AlertScheduler } from './alerts/alert-scheduler.js';
 import { buildApp } from './app.js';
 import { bootstrapAdmin } from './auth/bootstrap.js';
@@ -137,6 +138,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       limits: config.alertLimits,
       logger,
       owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+      recorded: new RecordedMatches(),
       onRun: (run) => metrics.alertRun(run.outcome, run.durationMs / 1000, run.matchesNew),
     };
     // Alerts run where the workers run: a ROLE=api process only answers the API.

@@ -7,7 +7,7 @@ import type { IdentifiedBatch, RowStream } from '../graph/graph-source.js';
 import { EdgeValue, holdsGraphItems, NodeValue, PathValue, plainValue, type GraphRow, type GraphValue, type PropertyValue } from '../graph/items.js';
 import type { AlertColumn } from './alerts.js';
 import type { FoundMatch } from './record-matches.js';
-import { matchIdentity } from '../graph/match-identity.js';
+import { identityOfKey, matchKey } from '../graph/match-identity.js';
 import { targetOf, type Target } from './target.js';
 
 /** Adds the ids of every node and edge in `value` (through paths and lists) to `nodes` and `edges`. */
@@ -47,12 +47,17 @@ export function matchOfRow(row: GraphRow, target: string | null, columns: readon
   return { identity, caseKey, columns: columnValues(row, columns) };
 }
 
-/** A row's match identity (match-identity.ts), as the Kùzu process makes it from the row's wire form. */
-export function identityOfRow(row: GraphRow): string {
+/** A row's match key (match-identity.ts), as the embedded graph makes it from the refs its Kùzu process sends. */
+export function keyOfRow(row: GraphRow): string {
   const nodes: string[] = [];
   const edges: string[] = [];
   for (const value of Object.values(row)) collectIds(value, nodes, edges);
-  return matchIdentity(nodes, edges);
+  return matchKey(nodes, edges);
+}
+
+/** A row's match identity: the hash of its match key. */
+export function identityOfRow(row: GraphRow): string {
+  return identityOfKey(keyOfRow(row));
 }
 
 /**
@@ -65,7 +70,7 @@ export async function* identifiedBatches(stream: RowStream, batchRows: number): 
     return;
   }
   let rows: GraphRow[] = [];
-  const batchOf = (held: GraphRow[]): IdentifiedBatch => ({ identities: held.map(identityOfRow), rows: async (positions) => positions.map((i) => held[i]!) });
+  const batchOf = (held: GraphRow[]): IdentifiedBatch => ({ keys: held.map(keyOfRow), rows: async (positions) => positions.map((i) => held[i]!) });
   let failure: { err: unknown } | undefined;
   try {
     for await (const row of stream) {

@@ -16,11 +16,12 @@ import type { Logger } from '../logger.js';
 import type { GraphRegistry } from '../sources/graph-registry.js';
 import { nextRunAfter } from './alert-schedule.js';
 import { identifiedBatches, matchOfRow } from './alert-rows.js';
-import { NO_MATCH, TOO_LARGE } from '../graph/match-identity.js';
+import { identityOfKey, NO_MATCH, TOO_LARGE } from '../graph/match-identity.js';
 import { hashTarget, MAX_TARGET_IDS } from './target.js';
 import { alertQueries, effectiveLimits, type AlertLimits, type AlertRow, type RunProblem } from './alerts.js';
 import { recordedBefore, recordMatches, type FoundMatch } from './record-matches.js';
 import { readEventRouting } from '../outbox/enqueue.js';
+import { knownAs, type RecordedMatches } from './recorded-matches.js';
 
 // Matches written per statement group: bounds the memory a run holds, whatever its size.
 const BATCH = 1000;
@@ -38,6 +39,8 @@ export interface RunDependencies {
   logger: Logger;
   /** This process, as it signs its claims. */
   owner: string;
+  /** The matches this process knows each alert recorded: a rerun asks the database only about the others. */
+  recorded?: RecordedMatches;
   /** Counts runs, for the metrics. */
   onRun?: (summary: RunSummary) => void;
 }
@@ -51,6 +54,8 @@ export interface RunSummary {
   rowsRead: number;
   matchesNew: number;
   matchesSeen: number;
+  /** Of matchesSeen, those this process knew recorded (RecordedMatches): not looked up in the database. */
+  matchesKnown: number;
   /** Rows moved whole from the graph (the others by their identity alone): the matches new to the alert. */
   rowsMoved: number;
   casesOpened: number;
@@ -107,7 +112,7 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
   const started = performance.now();
   const { maxMatches, timeoutMs } = effectiveLimits(alert, limits);
   const problems: RunProblem[] = [];
-  const summary: RunSummary = { alertId: alert.id, sourceKey: alert.source_key, trigger, outcome: 'ok', durationMs: 0, rowsRead: 0, matchesNew: 0, matchesSeen: 0, rowsMoved: 0, casesOpened: 0, events: 0, problems };
+  const summary: RunSummary = { alertId: alert.id, sourceKey: alert.source_key, trigger, outcome: 'ok', durationMs: 0, rowsRead: 0, matchesNew: 0, matchesSeen: 0, matchesKnown: 0, rowsMoved: 0, casesOpened: 0, events: 0, problems };
   const queries = await alertQueries(db, alert.id);
   const streams: { queryId: number; stream: RowStream }[] = [];
   let unavailable = false;
@@ -129,8 +134,8 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
   try {
     await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1, $2)', [AdvisoryLockNamespace.alertMatches, alert.id]);
-      const { rows } = await tx.query<{ run_owner: string | null; title: string; description: string; cron: string | null; run_requested_at: Date | null }>(
-        'SELECT run_owner, title, description, cron, run_requested_at FROM alerts WHERE id = $1 FOR UPDATE',
+      const { rows } = await tx.query<{ run_owner: string | null; title: string; description: string; cron: string | null; run_requested_at: Date | null; matches_epoch: string }>(
+        'SELECT run_owner, title, description, cron, run_requested_at, matches_epoch::text FROM alerts WHERE id = $1 FOR UPDATE',
         [alert.id],
       );
       const current = rows[0];
@@ -138,6 +143,12 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
       if (!current || current.run_owner !== deps.owner) throw new LostClaim();
       // Who gets the run's events, read once for all its batches.
       const routing = await readEventRouting(tx, ['newCase', 'newMatch']);
+      // What this process knows the alert recorded, unless a match was deleted since; and what this run learns, once
+      // it committed (bounded like what is known).
+      const known = deps.recorded?.known(alert.id, current.matches_epoch) ?? new Set<string>();
+      const learnt: string[] = [];
+      const learning = deps.recorded ? deps.recorded.maxKeys : 0;
+      tx.afterCommit(() => deps.recorded?.learn(alert.id, current.matches_epoch, learnt));
       const context = { publicBaseUrl: deps.publicBaseUrl, sourceKey: alert.source_key, alert: { id: alert.id, title: current.title, description: current.description }, routing };
       let capped = false;
       // A batch is looked up and written while the next is read: the database's work and the graph's overlap. At
@@ -164,59 +175,72 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
           };
           try {
             for await (const batch of identifiedBatches(stream, BATCH)) {
-              let identities = batch.identities;
+              let keys = batch.keys;
               // Past maxMatches the run stops reading: the rows up to it are recorded, the rest not read.
-              if (summary.rowsRead + identities.length > maxMatches) {
-                identities = identities.slice(0, Math.max(0, maxMatches - summary.rowsRead));
+              if (summary.rowsRead + keys.length > maxMatches) {
+                keys = keys.slice(0, Math.max(0, maxMatches - summary.rowsRead));
                 capped = true;
               }
               const firstRow = summary.rowsRead + 1;
-              summary.rowsRead += identities.length;
-              // The rows that may be matches: each identity once per batch (a query may return a row twice).
+              summary.rowsRead += keys.length;
+              // The rows that may be new matches: those not known recorded, each key once per batch (a query may
+              // return a row twice). Only theirs are hashed and looked up: none in an unchanged rerun.
               const candidates: number[] = [];
+              const names: string[] = [];
               const inBatch = new Set<string>();
-              let repeats = 0;
-              identities.forEach((identity, i) => {
-                if (identity === NO_MATCH) return;
-                if (identity === TOO_LARGE) {
+              let seenBefore = 0;
+              let knownBefore = 0;
+              for (let i = 0; i < keys.length; i++) {
+                const key = keys[i]!;
+                if (key === NO_MATCH) continue;
+                if (key === TOO_LARGE) {
                   oversized.first ||= firstRow + i;
                   oversized.rows++;
-                  return;
+                  continue;
                 }
-                if (inBatch.has(identity)) repeats++;
+                const name = knownAs(key);
+                if (known.has(name)) knownBefore++;
+                else if (inBatch.has(key)) seenBefore++;
                 else {
-                  inBatch.add(identity);
+                  inBatch.add(key);
                   candidates.push(i);
+                  names.push(name);
                 }
-              });
+              }
               await write(async () => {
-                const seen = new Set(await recordedBefore(tx, alert.id, candidates.map((i) => identities[i]!)));
-                const unseen = candidates.filter((_, k) => !seen.has(k));
+                const identities = candidates.map((i) => identityOfKey(keys[i]!));
+                const seen = new Set(await recordedBefore(tx, alert.id, identities));
+                const unseen: number[] = [];
+                for (let k = 0; k < candidates.length; k++) if (!seen.has(k)) unseen.push(k);
                 // Only the rows of matches never recorded are moved from the engine (none in an unchanged rerun).
                 let rows: GraphRow[];
                 try {
-                  rows = await batch.rows(unseen);
+                  rows = await batch.rows(unseen.map((k) => candidates[k]!));
                 } catch (err) {
                   // The graph went away (a hard stop) before the rows came: the batch is not recorded, the run partial.
                   graphFailed(err);
-                  summary.rowsRead -= identities.length;
+                  summary.rowsRead -= keys.length;
                   return;
                 }
-                const found = rows.map((row, k): FoundMatch => {
+                const found = rows.map((row, j): FoundMatch => {
                   const match = matchOfRow(row, alert.target, alert.columns);
                   const hash = match && hashTarget(match.identity);
                   // The engine's identity and this process's are made by one function (match-identity.ts); a row whose
                   // two differ would be recorded again by every run, so it fails the run instead.
-                  if (!match || hash !== identities[unseen[k]!]) throw new Error(`row ${firstRow + unseen[k]!}: its match identity differs between the graph process and the service`);
+                  if (!match || hash !== identities[unseen[j]!]) throw new Error(`row ${firstRow + candidates[unseen[j]!]!}: its match identity differs between the graph process and the service`);
                   return { ...match, hash };
                 });
-                summary.matchesSeen += seen.size + repeats;
+                summary.matchesSeen += knownBefore + seen.size + seenBefore;
+                summary.matchesKnown += knownBefore;
                 summary.rowsMoved += found.length;
-                if (found.length === 0) return;
-                const recorded = await recordMatches(tx, context, found, 'run');
-                summary.matchesNew += recorded.matchesNew;
-                summary.casesOpened += recorded.casesOpened;
-                summary.events += recorded.events;
+                if (found.length > 0) {
+                  const recorded = await recordMatches(tx, context, found, 'run');
+                  summary.matchesNew += recorded.matchesNew;
+                  summary.casesOpened += recorded.casesOpened;
+                  summary.events += recorded.events;
+                }
+                // Every candidate is recorded now: found before, or just now.
+                for (let k = 0; k < names.length && learnt.length < learning; k++) learnt.push(names[k]!);
               });
               if (capped) break;
             }
@@ -270,7 +294,7 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
   }
   deps.onRun?.(summary);
   logger.info(
-    { alertId: alert.id, sourceKey: alert.source_key, trigger, outcome: summary.outcome, durationMs: summary.durationMs, rowsRead: summary.rowsRead, matchesNew: summary.matchesNew, matchesSeen: summary.matchesSeen, rowsMoved: summary.rowsMoved, casesOpened: summary.casesOpened, events: summary.events, problems: problems.map((p) => p.error.key) },
+    { alertId: alert.id, sourceKey: alert.source_key, trigger, outcome: summary.outcome, durationMs: summary.durationMs, rowsRead: summary.rowsRead, matchesNew: summary.matchesNew, matchesSeen: summary.matchesSeen, matchesKnown: summary.matchesKnown, rowsMoved: summary.rowsMoved, casesOpened: summary.casesOpened, events: summary.events, problems: problems.map((p) => p.error.key) },
     'alert run',
   );
   return summary;

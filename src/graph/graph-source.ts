@@ -28,7 +28,7 @@ export interface RowStream extends AsyncIterable<GraphRow> {
   /** Set once the stream ended: whether rows were left unread because of `maxRows`. */
   readonly truncated: boolean;
   /**
-   * The rows in batches of up to `batchRows`, each known first by its rows' match identities (match-identity.ts),
+   * The rows in batches of up to `batchRows`, each known first by its rows' match keys (match-identity.ts),
    * for an engine that makes them where it reads the rows (the embedded graph): a row is moved only when asked
    * for, so an alert run moves none of the matches an earlier run recorded. Read instead of iterating the rows;
    * the stream is not closed when the batches end (their rows may still be asked for): the caller closes it.
@@ -37,11 +37,14 @@ export interface RowStream extends AsyncIterable<GraphRow> {
   close(): Promise<void>;
 }
 
-/** A batch of rows, by their match identities: `matchIdentity` of each row, NO_MATCH or TOO_LARGE included. */
+/**
+ * A batch of rows, by their match keys: `matchKey` of each row's nodes and edges (what its match identity hashes),
+ * NO_MATCH or TOO_LARGE included. Keys, not identities: an alert run hashes only those it does not know recorded.
+ */
 export interface IdentifiedBatch {
-  readonly identities: readonly string[];
+  readonly keys: readonly string[];
   /**
-   * The rows at `positions` (ascending indices into `identities`), in that order. Asked at most once per batch, and
+   * The rows at `positions` (ascending indices into `keys`), in that order. Asked at most once per batch, and
    * before the batch two past this one is taken (the engine holds the rows of three batches).
    */
   rows(positions: readonly number[]): Promise<GraphRow[]>;

@@ -56,10 +56,16 @@ function targetText(target: Target): string {
 /**
  * targetText of ids that JSON needs no escape for (the embedded graph's, URI-encoded: no quote, backslash or control
  * character): the same text, joined rather than stringified, a fifth of the time on an alert run's 60,000 rows.
+ * Joined once, from its pieces: a template of joins is a rope of strings, copied into one the first time it is hashed
+ * or compared, which made looking 60,000 keys up in a set (alerts/recorded-matches.ts) 50 ms rather than 20.
  */
-function plainTargetText(target: Target): string {
-  const list = (ids: string[]) => (ids.length === 0 ? '[]' : `["${ids.join('","')}"]`);
-  return `[${list(target.nodes)},${list(target.edges)}]`;
+function plainTargetText({ nodes, edges }: Target): string {
+  const parts = ['[['];
+  for (let i = 0; i < nodes.length; i++) parts.push(i === 0 ? '"' : '","', nodes[i]!);
+  parts.push(nodes.length === 0 ? '],[' : '"],[');
+  for (let i = 0; i < edges.length; i++) parts.push(i === 0 ? '"' : '","', edges[i]!);
+  parts.push(edges.length === 0 ? ']]' : '"]]');
+  return parts.join('');
 }
 
 /** The identity of a row holding no node or edge: not a match. */

@@ -114,7 +114,8 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     // The Kùzu process sent the rerun's row by its identity alone, never the row itself.
     const runs = t.service.alertRuns;
     const claimed = await claimAlert(t.db, runs.owner, alertId, runs.limits);
-    expect(await runClaimedAlert(runs, claimed!)).toMatchObject({ rowsRead: 1, matchesSeen: 1, rowsMoved: 0, events: 0 });
+    // Nor did it ask the database: this process knew the match recorded (recorded-matches.ts).
+    expect(await runClaimedAlert(runs, claimed!)).toMatchObject({ rowsRead: 1, matchesSeen: 1, matchesKnown: 1, rowsMoved: 0, events: 0 });
   });
 
   it('emits exactly the new matches when the graph grows, grouped by the target', async () => {
@@ -282,5 +283,35 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     expect(broken.body).toMatchObject({ key: 'bad_graph_request', field: 'query' });
     const missing = await t.admin.post('/api/fraud/graph/alertPreview', { query: SHARED_PHONE, target: 'nope' });
     expect(missing.body).toMatchObject({ key: 'invalid_parameter', field: 'target' });
+  });
+
+  it('asks the database again about matches it knew recorded once any of them is deleted, however deleted', async () => {
+    const created = await t.admin.post('/api/admin/fraud/alerts', { title: 'Every client', queries: [{ name: 'all', query: 'MATCH (c:Client) RETURN c' }] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id: number = created.body.id;
+    const runs = t.service.alertRuns;
+    const run = async () => runClaimedAlert(runs, (await claimAlert(t.db, runs.owner, id, runs.limits))!);
+    const clients = (await run()).matchesNew;
+    expect(clients).toBeGreaterThan(1);
+    expect(await run()).toMatchObject({ matchesNew: 0, matchesSeen: clients, matchesKnown: clients, events: 0 });
+    // One match deleted behind the service's back: the alert's epoch moved, so nothing known is trusted, and the
+    // match is found again (its case stayed: a newMatch).
+    await t.db.query('DELETE FROM alert_matches WHERE alert_id = $1 AND hash = (SELECT min(hash) FROM alert_matches WHERE alert_id = $1)', [id]);
+    const before = await events();
+    expect(await run()).toMatchObject({ matchesNew: 1, matchesSeen: clients - 1, matchesKnown: 0, casesOpened: 0, events: 1 });
+    expect(await events()).toEqual([...before, 'newMatch']);
+    expect(await run()).toMatchObject({ matchesNew: 0, matchesKnown: clients, events: 0 });
+    // TRUNCATE names no row: it moves every alert's epoch (undone here, with its transaction).
+    const epochs = async (db: { query: typeof t.db.query }) =>
+      (await db.query<{ id: number; matches_epoch: string }>('SELECT id, matches_epoch::text FROM alerts WHERE id = ANY($1::int[]) ORDER BY id', [[alertId, id]])).rows.map((r) => Number(r.matches_epoch));
+    const [shared, every] = await epochs(t.db);
+    await expect(
+      t.db.transaction(async (tx) => {
+        await tx.query('TRUNCATE alert_matches');
+        expect(await epochs(tx)).toEqual([shared! + 1, every! + 1]);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await epochs(t.db)).toEqual([shared, every]);
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedGraph } from '../../src/graph/embedded/embedded-graph.js';
 import { allRows, GraphError, type RunOptions } from '../../src/graph/graph-source.js';
 import { EdgeValue, NodeValue, PathValue, Subgraph } from '../../src/graph/items.js';
-import { identityOfRow } from '../../src/alerts/alert-rows.js';
+import { identityOfRow, keyOfRow } from '../../src/alerts/alert-rows.js';
 import { removeDir } from '../support/databases.js';
 
 const READ: RunOptions = { timeoutMs: 10_000, maxRows: 1000, readOnly: true };
@@ -66,10 +66,10 @@ describe('the embedded graph (Kùzu in a process of its own)', () => {
       expect(rows).toHaveLength(2);
       const stream = await graph.run(query, options);
       const batches = [];
-      for await (const batch of stream.identified!(1)) batches.push({ identities: batch.identities, picked: await batch.rows(batches.length === 0 ? [0] : []) });
+      for await (const batch of stream.identified!(1)) batches.push({ keys: batch.keys, picked: await batch.rows(batches.length === 0 ? [0] : []) });
       await stream.close();
-      expect(batches.map((b) => b.identities), query).toEqual(rows.map((row) => [identityOfRow(row)]));
-      expect(new Set(batches.flatMap((b) => b.identities)).size, query).toBe(2);
+      expect(batches.map((b) => b.keys), query).toEqual(rows.map((row) => [keyOfRow(row)]));
+      expect(new Set(batches.flatMap((b) => b.keys)).size, query).toBe(2);
       // Only the row picked came over, whole (its items' readAt aside: another run's), picked while the next batch
       // was already asked for.
       expect(batches.map((b) => b.picked.map(identityOfRow)), query).toEqual([[identityOfRow(rows[0]!)], []]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Connection, KuzuValue } from 'kuzu';
 import { identityOfRow, matchOfRow } from '../../src/alerts/alert-rows.js';
-import { identityOfKey, NO_MATCH, TOO_LARGE } from '../../src/graph/match-identity.js';
+import { identityOfKey, matchKey, NO_MATCH, TOO_LARGE } from '../../src/graph/match-identity.js';
 import { hashTarget } from '../../src/alerts/target.js';
 import { Catalogue } from '../../src/graph/embedded/kuzu-catalogue.js';
 import { matchKeysOf, nodeIdsByRef } from '../../src/graph/embedded/row-refs.js';
@@ -91,5 +91,11 @@ describe('match identity: the Kùzu process and the service make the same', () =
     expect(await bothSides(['text', 1, { a: 1 }])).toEqual({ child: NO_MATCH, service: NO_MATCH });
     const many = [Array.from({ length: 10_001 }, (_, i) => ({ _id: { table: 0, offset: 100 + i }, _label: 'Client', id: `dot-${i}` }))];
     expect(await bothSides(many)).toEqual({ child: TOO_LARGE, service: TOO_LARGE });
+  });
+
+  it('joins plain ids into the text JSON would make of them, whatever holds none, one or many', () => {
+    const shapes: [string[], string[]][] = [[['a'], []], [[], ['e']], [['b', 'a', 'b'], ['e2', 'e1']], [['n1', 'n3', 'n2'], ['e']]];
+    for (const [nodes, edges] of shapes) expect(matchKey(nodes, edges, true), JSON.stringify([nodes, edges])).toBe(matchKey(nodes, edges));
+    expect(matchKey(['b', 'a'], ['e'], true)).toBe('[["a","b"],["e"]]');
   });
 });

@@ -7,7 +7,6 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { GraphError, type GraphSource, type IdentifiedBatch, type RowStream, type RunOptions, type SubgraphAnswer, type SubgraphOptions } from '../graph-source.js';
 import { EdgeValue, NodeValue, type GraphEdge, type GraphNode, type GraphRow } from '../items.js';
-import { identityOfKey } from '../match-identity.js';
 import { ANSWER_FD, readFrames } from './answer-pipe.js';
 import { matchKeysOf, type RowRefs } from './row-refs.js';
 import { decodeWireRow, decodeWireValue, type ChildMessage, type ParentMessage, type WireRow } from './kuzu-protocol.js';
@@ -423,9 +422,9 @@ class EmbeddedRowStream implements RowStream {
   }
 
   /**
-   * The rows by their identities: the Kùzu process sends a batch's identities, and a row only when `rows` asks for
-   * it. Two batches are asked for ahead, so the process reads the next one while the caller looks this one's
-   * identities up, and the one after is already asked for when it is done: it does not wait for the service's ask
+   * The rows by their match keys: the Kùzu process sends what a batch's keys are made of, and a row only when `rows`
+   * asks for it. Two batches are asked for ahead, so the process reads the next one while the caller looks this one's
+   * keys up, and the one after is already asked for when it is done: it does not wait for the service's ask
    * between two batches. The process holds the last four.
    */
   async *identified(batchRows: number): AsyncIterable<IdentifiedBatch> {
@@ -446,10 +445,10 @@ class EmbeddedRowStream implements RowStream {
         // What was asked past the last batch is answered empty by the process, and not read.
         asked.length = 0;
       } else asked.push(ask());
-      const identities = matchKeysOf(batch.refs).map(identityOfKey);
-      if (identities.length !== batch.count) throw new Error(`a batch of ${batch.count} rows came with ${identities.length} identities`);
+      const keys = matchKeysOf(batch.refs);
+      if (keys.length !== batch.count) throw new Error(`a batch of ${batch.count} rows came with ${keys.length} match keys`);
       yield {
-        identities,
+        keys,
         rows: async (positions) => {
           if (positions.length === 0) {
             // Held no longer than needed (none are, in an unchanged rerun): rows let go young cost the process's
