@@ -11,8 +11,8 @@
  */
 import { identityOfKey } from '../graph/match-identity.js';
 
-/** Keys of 200,000 matches of one or two nodes and an edge: about 30 MB. */
-export const DEFAULT_MAX_KEYS = 200_000;
+/** Keys of 100,000 matches of two nodes and an edge: about 13 MB. */
+export const DEFAULT_MAX_KEYS = 100_000;
 // A key longer than this is kept as its hash (64 characters): a match of many nodes does not cost more. No key is
 // mistaken for a hash: a key starts with `[`, a hash never does.
 const LONGEST_KEPT = 128;
