@@ -296,8 +296,8 @@ async function identify(id: number, batchRows: number): Promise<void> {
   // The service may still pick from the batch three before this one: it asks two batches ahead of the one it
   // looks up, and picks from a batch while the next is looked up.
   state.held.delete(batch - 4);
-  // The ids in numbers: the service makes their texts, the keys and their hashes on its own thread while this one
-  // reads the next batch (row-refs.ts).
+  // The ids in numbers: the service makes their texts and the match keys (and hashes those it does not know
+  // recorded) on its own thread while this one reads the next batch (row-refs.ts).
   // The refs without the nodes' internal ids, which only this process's picks use.
   const { nodes: _kept, ...sent } = refs;
   send({ t: 'identities', id, batch, count: rows.length, refs: sent, done, truncated });
