@@ -144,11 +144,15 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
       // Who gets the run's events, read once for all its batches.
       const routing = await readEventRouting(tx, ['newCase', 'newMatch']);
       // What this process knows the alert recorded, unless a match was deleted since; and what this run learns, once
-      // it committed (bounded like what is known).
-      const known = deps.recorded?.known(alert.id, current.matches_epoch) ?? new Set<string>();
-      const learnt: string[] = [];
-      const learning = deps.recorded ? deps.recorded.maxKeys : 0;
-      tx.afterCommit(() => deps.recorded?.learn(alert.id, current.matches_epoch, learnt));
+      // it committed. An alert with more matches than all that is known may hold is not learnt (undefined): it would
+      // push every other alert out and still be known only in part, and what it read is let go as it goes.
+      const recorded = deps.recorded;
+      const known = recorded?.known(alert.id, current.matches_epoch) ?? new Set<string>();
+      let learnt: string[] | undefined = recorded && [];
+      tx.afterCommit(() => {
+        if (learnt) recorded?.learn(alert.id, current.matches_epoch, learnt);
+        else recorded?.forget(alert.id);
+      });
       const context = { publicBaseUrl: deps.publicBaseUrl, sourceKey: alert.source_key, alert: { id: alert.id, title: current.title, description: current.description }, routing };
       let capped = false;
       // A batch is looked up and written while the next is read: the database's work and the graph's overlap. At
@@ -240,7 +244,10 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
                   summary.events += recorded.events;
                 }
                 // Every candidate is recorded now: found before, or just now.
-                for (let k = 0; k < names.length && learnt.length < learning; k++) learnt.push(names[k]!);
+                if (learnt) {
+                  for (const name of names) learnt.push(name);
+                  if (known.size + learnt.length > recorded!.maxKeys) learnt = undefined;
+                }
               });
               if (capped) break;
             }

@@ -6,8 +6,8 @@
  * no match is deleted: each alert's `matches_epoch` (migration 0014) is bumped by every statement deleting its matches,
  * and what was learnt at another epoch is forgotten.
  *
- * Bounded: at most `maxKeys` keys for all alerts (the least recently run alerts are forgotten first; an alert with
- * more matches than that is known in part), and a long key is kept as its hash, so the memory stays flat.
+ * Bounded: at most `maxKeys` keys for all alerts (the least recently run alerts are forgotten first; an alert run
+ * that finds more matches than that is not learnt at all: alert-run.ts), and a long key is kept as its hash.
  */
 import { identityOfKey } from '../graph/match-identity.js';
 

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { claimAlert, runClaimedAlert } from '../../src/alerts/alert-run.js';
 import { AlertScheduler } from '../../src/alerts/alert-scheduler.js';
+import { RecordedMatches } from '../../src/alerts/recorded-matches.js';
 import { createWebhook } from '../support/fixtures.js';
 import { waitUntil } from '../support/processes.js';
 import { freePort } from '../cli/cli-support.js';
@@ -301,6 +302,15 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     expect(await run()).toMatchObject({ matchesNew: 1, matchesSeen: clients - 1, matchesKnown: 0, casesOpened: 0, events: 1 });
     expect(await events()).toEqual([...before, 'newMatch']);
     expect(await run()).toMatchObject({ matchesNew: 0, matchesKnown: clients, events: 0 });
+    // A process that may know fewer keys than the alert has matches does not learn it (it would push every other
+    // alert out, and know this one in part): it asks the database, and keeps what it knows of the others.
+    const narrow = { ...runs, recorded: new RecordedMatches(clients - 1) };
+    narrow.recorded.learn(0, '0', ['[["Client:other"],[]]']);
+    for (let i = 0; i < 2; i++) {
+      const claimed = await claimAlert(t.db, runs.owner, id, runs.limits);
+      expect(await runClaimedAlert(narrow, claimed!)).toMatchObject({ matchesNew: 0, matchesSeen: clients, matchesKnown: 0, events: 0 });
+    }
+    expect(narrow.recorded.size).toBe(1);
     // TRUNCATE names no row: it moves every alert's epoch (undone here, with its transaction).
     const epochs = async (db: { query: typeof t.db.query }) =>
       (await db.query<{ id: number; matches_epoch: string }>('SELECT id, matches_epoch::text FROM alerts WHERE id = ANY($1::int[]) ORDER BY id', [[alertId, id]])).rows.map((r) => Number(r.matches_epoch));
