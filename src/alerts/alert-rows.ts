@@ -7,7 +7,7 @@ import type { IdentifiedBatch, RowStream } from '../graph/graph-source.js';
 import { EdgeValue, holdsGraphItems, NodeValue, PathValue, plainValue, type GraphRow, type GraphValue, type PropertyValue } from '../graph/items.js';
 import type { AlertColumn } from './alerts.js';
 import type { FoundMatch } from './record-matches.js';
-import { identityOfKey, matchKey } from '../graph/match-identity.js';
+import { matchKey } from '../graph/match-identity.js';
 import { targetOf, type Target } from './target.js';
 
 /** Adds the ids of every node and edge in `value` (through paths and lists) to `nodes` and `edges`. */
@@ -53,11 +53,6 @@ export function keyOfRow(row: GraphRow): string {
   const edges: string[] = [];
   for (const value of Object.values(row)) collectIds(value, nodes, edges);
   return matchKey(nodes, edges);
-}
-
-/** A row's match identity: the hash of its match key. */
-export function identityOfRow(row: GraphRow): string {
-  return identityOfKey(keyOfRow(row));
 }
 
 /**

@@ -212,7 +212,8 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
                 }
               }
               await write(async () => {
-                const identities = candidates.map((i) => identityOfKey(keys[i]!));
+                // A long key is known by its hash (knownAs): that name is its identity already.
+                const identities = candidates.map((i, k) => (names[k] === keys[i] ? identityOfKey(keys[i]!) : names[k]!));
                 const seen = new Set(await recordedBefore(tx, alert.id, identities));
                 const unseen: number[] = [];
                 for (let k = 0; k < candidates.length; k++) if (!seen.has(k)) unseen.push(k);

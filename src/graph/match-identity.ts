@@ -91,8 +91,3 @@ export function identityOfKey(key: string): string {
   // hashTarget's hash, of the text it would have made.
   return key === NO_MATCH || key === TOO_LARGE ? key : hash('sha256', key, 'hex');
 }
-
-/** The match identity of the nodes and edges `nodes` and `edges` (any order, repeats allowed): hashTarget of its target. */
-export function matchIdentity(nodes: string[], edges: string[]): string {
-  return identityOfKey(matchKey(nodes, edges));
-}

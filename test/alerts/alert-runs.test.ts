@@ -324,4 +324,15 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     ).rejects.toThrow('rolled back');
     expect(await epochs(t.db)).toEqual([shared, every]);
   });
+
+  it('knows a match of a long key by its hash, the identity it is recorded under', async () => {
+    // One row: every client and every HAS_PHONE edge, a key of well over 128 characters.
+    const query = 'MATCH (c:Client)-[h:HAS_PHONE]->(:Phone) WITH collect(c) AS clients, collect(h) AS phones RETURN clients, phones';
+    const created = await t.admin.post('/api/admin/fraud/alerts', { title: 'Everyone at once', queries: [{ name: 'all', query }] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const runs = t.service.alertRuns;
+    const run = async () => runClaimedAlert(runs, (await claimAlert(t.db, runs.owner, created.body.id, runs.limits))!);
+    expect(await run()).toMatchObject({ outcome: 'ok', matchesNew: 1, rowsMoved: 1, events: 1 });
+    expect(await run()).toMatchObject({ outcome: 'ok', matchesNew: 0, matchesSeen: 1, matchesKnown: 1, rowsMoved: 0, events: 0 });
+  });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedGraph } from '../../src/graph/embedded/embedded-graph.js';
 import { allRows, GraphError, type RunOptions } from '../../src/graph/graph-source.js';
 import { EdgeValue, NodeValue, PathValue, Subgraph } from '../../src/graph/items.js';
-import { identityOfRow, keyOfRow } from '../../src/alerts/alert-rows.js';
+import { keyOfRow } from '../../src/alerts/alert-rows.js';
 import { removeDir } from '../support/databases.js';
 
 const READ: RunOptions = { timeoutMs: 10_000, maxRows: 1000, readOnly: true };
@@ -72,7 +72,7 @@ describe('the embedded graph (Kùzu in a process of its own)', () => {
       expect(new Set(batches.flatMap((b) => b.keys)).size, query).toBe(2);
       // Only the row picked came over, whole (its items' readAt aside: another run's), picked while the next batch
       // was already asked for.
-      expect(batches.map((b) => b.picked.map(identityOfRow)), query).toEqual([[identityOfRow(rows[0]!)], []]);
+      expect(batches.map((b) => b.picked.map(keyOfRow)), query).toEqual([[keyOfRow(rows[0]!)], []]);
     }
     const stream = await graph.run(queries[0]!, { ...READ, properties: false });
     const picked = [];

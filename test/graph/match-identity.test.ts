@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Connection, KuzuValue } from 'kuzu';
-import { identityOfRow, matchOfRow } from '../../src/alerts/alert-rows.js';
+import { keyOfRow, matchOfRow } from '../../src/alerts/alert-rows.js';
 import { identityOfKey, matchKey, NO_MATCH, TOO_LARGE } from '../../src/graph/match-identity.js';
 import { hashTarget } from '../../src/alerts/target.js';
 import { Catalogue } from '../../src/graph/embedded/kuzu-catalogue.js';
@@ -46,7 +46,7 @@ async function moved(values: unknown[]) {
 async function bothSides(values: unknown[]): Promise<{ child: string; service: string }> {
   const { row, columns } = rowOf(values);
   const [key] = matchKeysOf(await clients.batchRefs(noConnection, [row], columns));
-  return { child: identityOfKey(key!), service: identityOfRow(await moved(values)) };
+  return { child: identityOfKey(key!), service: identityOfKey(keyOfRow(await moved(values))) };
 }
 
 describe('match identity: the Kùzu process and the service make the same', () => {
