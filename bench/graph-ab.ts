@@ -14,7 +14,7 @@ import { processCpuSeconds } from './lib/cpu.js';
 import { generateGraph } from './lib/graph-csv.js';
 import { graphLoad, kuzuChildPid } from './lib/graph-load.js';
 import { KuzuCeiling } from './lib/kuzu-ceiling.js';
-import { median, phase, round } from './lib/progress.js';
+import { exactMedian as median, phase, round } from './lib/progress.js';
 import { ServiceProcess } from './lib/service.js';
 
 const args = process.argv.slice(2);

@@ -16,7 +16,7 @@ import { buildService } from './lib/build.js';
 import { generateGraph } from './lib/graph-csv.js';
 import { graphLoad, kuzuChildPid } from './lib/graph-load.js';
 import { KuzuCeiling } from './lib/kuzu-ceiling.js';
-import { median, phase, round } from './lib/progress.js';
+import { exactMedian as median, phase, round } from './lib/progress.js';
 import { processCpuSeconds } from './lib/cpu.js';
 import { peakRssMb } from './lib/rss.js';
 import { ServiceProcess } from './lib/service.js';
