@@ -1,5 +1,5 @@
 /**
- * The graph bench: `npm run bench:graph [-- --quick] [--out FILE]`. Generates a transfer graph (1,000,000 edges;
+ * The graph bench: `npm run bench:graph [-- --quick] [--starts N] [--out FILE]`. Generates a transfer graph (1,000,000 edges;
  * --quick: 20,000), loads it into a data source's embedded graph with `alert-webhooks graph load` (the compiled CLI,
  * as an operator runs it), then runs one 2-hop pattern query alternately through the service's
  * POST /api/:sourceKey/graph/run/query and through Kùzu called directly in this process on a copy of the same
@@ -32,7 +32,10 @@ const SOURCE = 'bench';
 const GRAPH_MEMORY_MB = process.env.GRAPH_MEMORY_MB ?? '256';
 // 2-hop: who received from an account's recipients. Starting from a few accounts (degree ~5 out), a few hundred
 // rows of nodes and edges: an investigation's query, where the service's part (IPC, mapping, JSON, HTTP) shows.
-const START_ACCOUNTS = 20;
+// --starts N (default 20) sizes the answer, to see how the service's part grows with it (bench/README.md, "Graph").
+const startsIndex = args.indexOf('--starts');
+const START_ACCOUNTS = startsIndex >= 0 ? Number(args[startsIndex + 1]) : 20;
+if (!Number.isSafeInteger(START_ACCOUNTS) || START_ACCOUNTS < 1) throw new Error('--starts takes a whole number of start accounts, 1 or more');
 const QUERY = `MATCH (a:Account)-[t1:TRANSFER]->(b:Account)-[t2:TRANSFER]->(c:Account) WHERE a.id < ${START_ACCOUNTS} RETURN a, t1, b, t2, c`;
 const LIMIT = 10_000;
 
