@@ -200,7 +200,7 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
       title: 'Slow',
       queries: [
         { name: 'clients', query: 'MATCH (c:Client) RETURN c' },
-        { name: 'slow', query: 'UNWIND range(1, 20000) AS x UNWIND range(1, 20000) AS y WITH x, y WHERE (x * y) % 97 = 3 WITH count(*) AS n MATCH (c:Client) RETURN c, n' },
+        { name: 'slow', query: 'UNWIND range(1, 20000) AS x UNWIND range(1, 20000) AS y UNWIND range(1, 100) AS z WITH x, y, z WHERE (x * y + z) % 97 = 3 WITH count(*) AS n MATCH (c:Client) RETURN c, n' },
       ],
       timeoutMs: 1000,
     });

@@ -231,6 +231,16 @@ describe('the web console, in Chromium', () => {
 
     await frequency.fill('*/2 * * * * *');
     await page.getByText('Runs every 2 seconds.').waitFor();
+    // The page reads the settings back after a save: that answer is held here until the user has typed on, as on a
+    // slow service, and must not put the saved values back over what they typed (it once did, and this test, run
+    // on a busy machine, saved a valid form where it meant to send a bad CRON).
+    let releaseReload!: () => void;
+    const reloadHeld = new Promise<void>((resolve) => (releaseReload = resolve));
+    const readBack = page.waitForResponse((r) => r.url().endsWith('/api/config') && r.request().method() === 'GET');
+    await page.route('**/api/config', async (route) => {
+      if (route.request().method() === 'GET') await reloadHeld;
+      await route.continue();
+    });
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
     expect((await api.call('GET', '/api/config')).body.webhooks.deliveryFrequency).toBe('*/2 * * * * *');
@@ -239,6 +249,12 @@ describe('the web console, in Chromium', () => {
 
     await frequency.fill('every tuesday');
     await page.getByLabel('Request time-out (ms)').fill('5000');
+    releaseReload();
+    await readBack;
+    await page.unroute('**/api/config');
+    // The answer is in; the page reads its body and renders in the turns after it.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100))));
+    expect([await frequency.inputValue(), await page.getByLabel('Request time-out (ms)').inputValue()]).toEqual(['every tuesday', '5000']);
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('webhooks.deliveryFrequency "every tuesday" is not a valid CRON expression', { exact: false }).waitFor();
     expect(await page.getByText('Nothing was saved').isVisible()).toBe(true);

@@ -157,12 +157,13 @@ describe('the embedded graph (Kùzu in a process of its own)', () => {
   });
 
   it('stops a query that ignores its time-out by killing the engine\'s process, and answers again after', async () => {
-    // Kùzu does not interrupt the building of a list (a 30,000,000 one ran 61 s past a 200 ms time-out); a million
-    // takes it about a second, past this graph's 100 ms time-out and 300 ms grace.
+    // Kùzu does not interrupt the building of a list (a 30,000,000 one ran 61 s past a 200 ms time-out); three
+    // million take it about 2 s, well past this graph's 100 ms time-out and 300 ms grace (a million took 0.5-0.7 s on
+    // an idle machine: too near them).
     const quick = new EmbeddedGraph({ folder, bufferPoolBytes: 64 << 20, label: 'data source "test"', hardStopGraceMs: 300 });
     await graph.close();
     try {
-      const err = await quick.run('UNWIND range(1, 1000000) AS x WITH x WHERE x % 7 = 3 RETURN sum(x) AS s', { ...READ, timeoutMs: 100 }).then(allRows).catch((e: unknown) => e);
+      const err = await quick.run('UNWIND range(1, 3000000) AS x WITH x WHERE x % 7 = 3 RETURN sum(x) AS s', { ...READ, timeoutMs: 100 }).then(allRows).catch((e: unknown) => e);
       expect(err).toMatchObject({ key: 'graph_request_timeout' });
       expect(quick.hardStops).toBe(1);
       const rows = await allRows(await quick.run('MATCH (c:Client) RETURN count(c) AS n', READ));

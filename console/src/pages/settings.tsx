@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { fieldOf, messageOf, post } from '../api';
 import { Field } from '../components/field';
 import { Notice } from '../components/notice';
@@ -74,9 +74,16 @@ export function SettingsPage() {
   const enabledId = useId();
 
   const config = useApi<Settings>('/api/config');
-  // The form starts from what the service holds, and again after each save (what it saved, as it reads it back).
+  // Changes typed so far, and how many there were when the last save's reload was asked: the reload's answer may land
+  // after the user went on typing (a slow service), and must not put back the saved values over what they typed.
+  const edits = useRef(0);
+  const editsAtReload = useRef(0);
+  // The form starts from what the service holds, and again after each save (what it saved, as it reads it back),
+  // unless it was edited since that save.
   useEffect(() => {
-    if (config.data?.webhooks) setForm(toForm(config.data.webhooks));
+    if (!config.data?.webhooks) return;
+    if (form && edits.current !== editsAtReload.current) return;
+    setForm(toForm(config.data.webhooks));
   }, [config.data]);
 
   if (!form) {
@@ -89,19 +96,24 @@ export function SettingsPage() {
     );
   }
 
-  const set = (name: keyof Form) => (e: Event) => {
+  const edit = (next: Form) => {
+    edits.current++;
     setSaved(false);
-    setForm({ ...form, [name]: (e.currentTarget as HTMLInputElement).value });
+    setForm(next);
   };
+  const set = (name: keyof Form) => (e: Event) => edit({ ...form, [name]: (e.currentTarget as HTMLInputElement).value });
   const save = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
     setErrors({});
     setSaved(false);
+    const editsAtSave = edits.current;
     try {
       // One call for the whole section: the API checks every option first, so a bad one saves nothing.
       await post('/api/config', { path: 'webhooks', configuration: fromForm(form) });
       setSaved(true);
+      // Edits made while the save was under way are not in it: they, too, are kept over the reload.
+      editsAtReload.current = editsAtSave;
       config.reload();
     } catch (err) {
       const message = messageOf(err);
@@ -122,7 +134,7 @@ export function SettingsPage() {
             id={enabledId}
             type="checkbox"
             checked={form.enabled}
-            onChange={(e) => (setSaved(false), setForm({ ...form, enabled: e.currentTarget.checked }))}
+            onChange={(e) => edit({ ...form, enabled: e.currentTarget.checked })}
           />
           <label for={enabledId}>Webhooks enabled</label>
           <p class="hint">Off: no new deliveries, nothing sent, and webhook operations are refused.</p>
