@@ -253,7 +253,7 @@ describe('the web console, in Chromium', () => {
     await readBack;
     await page.unroute('**/api/config');
     // The answer is in; the page reads its body and renders in the turns after it.
-    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100))));
+    await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100)))');
     expect([await frequency.inputValue(), await page.getByLabel('Request time-out (ms)').inputValue()]).toEqual(['every tuesday', '5000']);
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('webhooks.deliveryFrequency "every tuesday" is not a valid CRON expression', { exact: false }).waitFor();
