@@ -118,9 +118,18 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
   let unavailable = false;
   try {
     const { graph } = await graphs.require(db, alert.source_key);
+    // timeoutMs is the run's: its queries share it, each given what the ones before it left. Each query with a
+    // time-out of its own let a run of several outlive its lease (one timeoutMs and a margin), and another process
+    // could claim it while it ran.
+    const deadline = started + timeoutMs;
     for (const q of queries) {
+      const left = Math.floor(deadline - performance.now());
+      if (left <= 0) {
+        problems.push({ source: 'alertQuery', queryId: q.id, error: { key: 'graph_request_timeout', message: `not run: the queries before it took the run's time-out (timeoutMs, ${timeoutMs} ms)` }, partial: true });
+        continue;
+      }
       try {
-        streams.push({ queryId: q.id, stream: await graph.run(q.query, { readOnly: true, timeoutMs, maxRows: maxMatches + 1, properties: false }) });
+        streams.push({ queryId: q.id, stream: await graph.run(q.query, { readOnly: true, timeoutMs: left, maxRows: maxMatches + 1, properties: false }) });
       } catch (err) {
         if (err instanceof GraphError && err.key === 'data_source_unavailable') unavailable = true;
         problems.push(problemOf(err, q.id, false));
@@ -298,7 +307,18 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
       summary.outcome = 'failed';
       return summary;
     }
-    throw err;
+    // Anything else (the database refused what the run would record, a bug) rolled the run back whole. Left so, the
+    // alert kept its lease and its due time, and each lease's end ran it again, failing the same way, with nothing to
+    // see on the alert: it is recorded failed instead, and runs again at its next CRON time.
+    summary.outcome = 'failed';
+    summary.durationMs = Math.round(performance.now() - started);
+    const problem: RunProblem = { source: 'alert', error: { key: 'alert_run_failed', message: `the run failed and recorded none of its matches: ${err instanceof Error ? err.message : String(err)}` }, partial: false };
+    summary.problems.splice(0, summary.problems.length, problem);
+    logger.error({ alertId: alert.id, sourceKey: alert.source_key, err }, 'alert run failed: recorded as failed, none of its matches kept');
+    const recorded = await recordFailedRun(deps, alert, trigger, startedAt, summary.durationMs, problem).catch(() => false);
+    // Not even that could be written (the database is away): the lease runs out and the run is tried again.
+    if (!recorded) throw err;
+    return summary;
   }
   deps.onRun?.(summary);
   logger.info(
@@ -306,6 +326,27 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
     'alert run',
   );
   return summary;
+}
+
+/** Records a run that failed whole, and frees its alert until its next CRON time; false when the claim was lost. */
+async function recordFailedRun(deps: RunDependencies, alert: ClaimedAlert, trigger: RunSummary['trigger'], startedAt: Date, durationMs: number, problem: RunProblem): Promise<boolean> {
+  return deps.db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ run_owner: string | null; cron: string | null }>('SELECT run_owner, cron FROM alerts WHERE id = $1 FOR UPDATE', [alert.id]);
+    if (!rows[0] || rows[0].run_owner !== deps.owner) return false;
+    await tx.query(
+      `INSERT INTO alert_runs (alert_id, trigger, outcome, started_at, duration_ms, rows_read, matches_new, matches_seen, cases_opened, events_emitted, problems)
+       VALUES ($1, $2, 'failed', $3, $4, 0, 0, 0, 0, 0, $5)`,
+      [alert.id, trigger, startedAt, durationMs, JSON.stringify([problem])],
+    );
+    await tx.query(
+      `UPDATE alerts SET run_owner = NULL, run_locked_until = NULL, last_run_at = $2, last_run_problems = $3,
+         run_requested_at = CASE WHEN run_requested_at <= $2 THEN NULL ELSE run_requested_at END,
+         next_run_at = CASE WHEN enabled AND cron IS NOT NULL THEN $4::timestamptz ELSE NULL END
+       WHERE id = $1`,
+      [alert.id, startedAt, JSON.stringify([problem]), nextDue(rows[0].cron, false, alert)],
+    );
+    return true;
+  });
 }
 
 /**

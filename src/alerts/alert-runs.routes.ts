@@ -22,6 +22,11 @@ export interface AlertRunRoutesOptions {
 
 const DEFAULT_PREVIEW_LIMIT = 50;
 const DEFAULT_PREVIEW_TIMEOUT_MS = 30_000;
+/**
+ * The most a preview's answer may hold (its JSON): rows of large values, up to 1,000 of them, were all held at once
+ * (a row may hold up to 16 MB), and four previews a user at once could take the service's memory.
+ */
+export const MAX_PREVIEW_BYTES = 8 * 1024 * 1024;
 
 export const alertRunRoutes: FastifyPluginAsyncTypebox<AlertRunRoutesOptions> = async (app, { run, kick, slots }) => {
   const { db, graphs, limits } = run;
@@ -111,11 +116,16 @@ export const alertRunRoutes: FastifyPluginAsyncTypebox<AlertRunRoutesOptions> = 
         throw invalidParameter(`target "${target}" is not returned by the query, which returns ${stream.columns.join(', ')}`, 'target');
       }
       const rows = [];
+      let bytes = 0;
       for await (const row of stream) {
         const subgraph = new Subgraph();
         subgraph.addRow(row);
         const values = columnValues(row, columns);
-        rows.push({ ...subgraph.toJSON(), columns: columns.map((c) => values[c.columnName] as string | number | null) });
+        const entry = { ...subgraph.toJSON(), columns: columns.map((c) => values[c.columnName] as string | number | null) };
+        bytes += Buffer.byteLength(JSON.stringify(entry));
+        // Leaving the loop closes the stream: the engine reads no further.
+        if (bytes > MAX_PREVIEW_BYTES) throw invalidParameter(`the preview's rows hold more than ${MAX_PREVIEW_BYTES / 1024 / 1024} MB (past row ${rows.length}): ask for fewer rows (limit) or return smaller values`, 'limit');
+        rows.push(entry);
       }
       return rows;
     }),

@@ -212,6 +212,25 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     expect(run.lastRunProblem).toEqual([{ source: 'alertQuery', queryId: slow.body.queries[1].id, error: { key: 'graph_request_timeout', message: expect.any(String) }, partial: true }]);
   });
 
+  it('gives a run\'s queries one time-out together: a query after one that took it all is not run', async () => {
+    const slow = await t.admin.post('/api/admin/fraud/alerts', {
+      title: 'Slow first',
+      queries: [
+        { name: 'slow', query: 'UNWIND range(1, 20000) AS x UNWIND range(1, 20000) AS y UNWIND range(1, 100) AS z WITH x, y, z WHERE (x * y + z) % 97 = 3 WITH count(*) AS n MATCH (c:Client) RETURN c, n' },
+        { name: 'clients', query: 'MATCH (c:Client) RETURN c' },
+      ],
+      timeoutMs: 1000,
+    });
+    expect(slow.status, JSON.stringify(slow.body)).toBe(201);
+    const [first, second] = slow.body.queries.map((q: { id: number }) => q.id);
+    const run = await runNow(slow.body.id);
+    expect(run.runs[0]).toMatchObject({ outcome: 'partial', matchesNew: 0 });
+    expect(run.lastRunProblem).toEqual([
+      { source: 'alertQuery', queryId: first, error: { key: 'graph_request_timeout', message: expect.any(String) }, partial: true },
+      { source: 'alertQuery', queryId: second, error: { key: 'graph_request_timeout', message: "not run: the queries before it took the run's time-out (timeoutMs, 1000 ms)" }, partial: true },
+    ]);
+  });
+
   it('runs an enabled alert at its CRON times, and a due time once however many processes look', async () => {
     const due = await t.admin.post('/api/admin/fraud/alerts', { title: 'Every second', cron: '* * * * * *', queries: [{ name: 'phones', query: 'MATCH (p:Phone) RETURN p' }] });
     expect(due.status, JSON.stringify(due.body)).toBe(201);
@@ -272,6 +291,8 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
   });
 
   it('previews what a query finds without recording anything', async () => {
+    const analyst = await t.userClient('preview-analyst');
+    const analystPreview = (body: object) => analyst.post('/api/fraud/graph/alertPreview', body);
     const before = await events();
     const preview = await t.admin.post('/api/fraud/graph/alertPreview', { query: SHARED_PHONE, columns: [{ type: 'string', columnTitle: 'Phone', columnName: 'phone' }], limit: 2, target: 'p' });
     expect(preview.status, JSON.stringify(preview.body)).toBe(200);
@@ -284,6 +305,11 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     expect(broken.body).toMatchObject({ key: 'bad_graph_request', field: 'query' });
     const missing = await t.admin.post('/api/fraud/graph/alertPreview', { query: SHARED_PHONE, target: 'nope' });
     expect(missing.body).toMatchObject({ key: 'invalid_parameter', field: 'target' });
+    // Rows of a megabyte each: the answer stops past 8 MB, refused with the rule, not held whole.
+    const large = await analystPreview({ query: "UNWIND range(1, 20) AS i RETURN i, repeat('x', 1000000) AS big", columns: [{ type: 'string', columnTitle: 'Big', columnName: 'big' }], limit: 20 });
+    expect(large.status).toBe(400);
+    expect(large.body).toEqual({ key: 'invalid_parameter', field: 'limit', message: "the preview's rows hold more than 8 MB (past row 8): ask for fewer rows (limit) or return smaller values" });
+    expect((await analystPreview({ query: "UNWIND range(1, 7) AS i RETURN i, repeat('x', 1000000) AS big", columns: [{ type: 'string', columnTitle: 'Big', columnName: 'big' }], limit: 20 })).body).toHaveLength(7);
   });
 
   it('asks the database again about matches it knew recorded once any of them is deleted, however deleted', async () => {
@@ -334,5 +360,33 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     const run = async () => runClaimedAlert(runs, (await claimAlert(t.db, runs.owner, created.body.id, runs.limits))!);
     expect(await run()).toMatchObject({ outcome: 'ok', matchesNew: 1, rowsMoved: 1, events: 1 });
     expect(await run()).toMatchObject({ outcome: 'ok', matchesNew: 0, matchesSeen: 1, matchesKnown: 1, rowsMoved: 0, events: 0 });
+  });
+
+  it('records a run that the database refuses as failed, keeping none of it, and frees the alert for its next run', async () => {
+    const created = await t.admin.post('/api/admin/fraud/alerts', { title: 'Refused', queries: [{ name: 'clients', query: 'MATCH (c:Client) RETURN c' }], cron: '0 0 1 1 *', enabled: true });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as number;
+    const before = await events();
+    // The database itself refuses the run's matches, as it refuses a string holding U+0000 (which jsonb cannot hold).
+    await t.db.query("CREATE FUNCTION refuse_test_matches() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$");
+    await t.db.query(`CREATE TRIGGER refuse_test_matches BEFORE INSERT ON alert_matches FOR EACH ROW WHEN (NEW.alert_id = ${id}) EXECUTE FUNCTION refuse_test_matches()`);
+    try {
+      const failed = await runNow(id);
+      expect(failed.runs[0]).toMatchObject({ outcome: 'failed', rowsRead: 0, matchesNew: 0, eventsEmitted: 0 });
+      expect(failed.runs[0].problems).toEqual([{ source: 'alert', error: { key: 'alert_run_failed', message: expect.stringMatching(/^the run failed and recorded none of its matches: .*refused by the test/) }, partial: false }]);
+      expect(failed.lastRunProblem).toEqual(failed.runs[0].problems);
+      // Its lease is given back and its next CRON time set: not left to run again and fail at each lease's end.
+      const { rows } = await t.db.query<{ run_owner: string | null; next_run_at: Date | null }>('SELECT run_owner, next_run_at FROM alerts WHERE id = $1', [id]);
+      expect(rows[0]!.run_owner).toBeNull();
+      expect(rows[0]!.next_run_at!.getTime()).toBeGreaterThan(Date.now());
+      expect((await t.db.query('SELECT 1 FROM cases WHERE alert_id = $1', [id])).rows).toEqual([]);
+      expect(await events()).toEqual(before);
+    } finally {
+      await t.db.query('DROP TRIGGER refuse_test_matches ON alert_matches');
+      await t.db.query('DROP FUNCTION refuse_test_matches()');
+    }
+    const again = await runNow(id);
+    expect(again.runs[0]).toMatchObject({ outcome: 'ok', problems: [] });
+    expect(again.runs[0].matchesNew).toBeGreaterThan(0);
   });
 });
