@@ -315,7 +315,10 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
     const problem: RunProblem = { source: 'alert', error: { key: 'alert_run_failed', message: `the run failed and recorded none of its matches: ${err instanceof Error ? err.message : String(err)}` }, partial: false };
     summary.problems.splice(0, summary.problems.length, problem);
     logger.error({ alertId: alert.id, sourceKey: alert.source_key, err }, 'alert run failed: recorded as failed, none of its matches kept');
-    const recorded = await recordFailedRun(deps, alert, trigger, startedAt, summary.durationMs, problem).catch(() => false);
+    const recorded = await recordFailedRun(deps, alert, trigger, startedAt, summary.durationMs, problem).catch((recordErr: unknown) => {
+      logger.error({ alertId: alert.id, err: recordErr }, 'alert run failed, and recording it failed too: its lease runs out and it is run again');
+      return false;
+    });
     // Not even that could be written (the database is away): the lease runs out and the run is tried again.
     if (!recorded) throw err;
     return summary;

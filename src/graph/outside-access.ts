@@ -23,7 +23,11 @@ const EMBEDDED_STATEMENTS = new Set(['COPY', 'EXPORT', 'IMPORT', 'ATTACH', 'DETA
  * their own (`CALL READ_CSV_SERIAL('/etc/hostname') RETURN *`), each crashed Kùzu 0.11.3's process here.
  */
 const EMBEDDED_FILE_FUNCTIONS = /^(READ_CSV_SERIAL|READ_CSV_PARALLEL|READ_PARQUET|READ_NPY|JSON_SCAN|FILE_INFO|_CACHE_ARRAY_COLUMN_LOCALLY)$/i;
-const APOC_OUTSIDE = /^apoc\.(load|import|export|cypher|periodic|do|systemdb|trigger|custom|log|util\.(sleep|validate))\b/i;
+const APOC_OUTSIDE = /^apoc\.(load|import|export|cypher|periodic|do|systemdb|trigger|custom|log|util\.(sleep|validate)|when|case|graph\.from(cypher|document))\b/i;
+/** Memgraph's MAGE procedures that read files or URLs, write files, or reach other databases. */
+const MAGE_OUTSIDE = /^(json_util\.load_from|import_util\.|export_util\.|migrate\.)/i;
+/** `LOAD <format>` clauses: Neo4j's CSV, Memgraph's CSV, Parquet and JSON lines. */
+const BOLT_LOADS = new Set(['CSV', 'PARQUET', 'JSONL', 'JSON']);
 
 /** The query's words, in order: keywords and names, with `.`-joined names kept whole (`apoc.load.json`). */
 export function queryWords(query: string): string[] {
@@ -59,12 +63,125 @@ export function queryWords(query: string): string[] {
 }
 
 /**
+ * The names the query calls or refers to, whole: the parts of a dotted name joined however written (backquoted
+ * `` `apoc`.`load`.`json` ``, spaced `apoc . load . json`, with comments between), a backquoted part unquoted. Labels
+ * and relationship types (after `:`) are left out. For the checks of functions and procedures by name, which a
+ * backquoted or spaced name got past when names were read as words (`CALL \`READ_CSV_SERIAL\`('/x')` crashed the
+ * Kùzu process).
+ */
+export function queryNames(query: string): string[] {
+  const names: string[] = [];
+  let parts: string[] | undefined;
+  let afterDot = false;
+  let label = false;
+  let lastCode = '';
+  const end = () => {
+    if (parts && !label) names.push(parts.join('.'));
+    parts = undefined;
+    afterDot = false;
+  };
+  const part = (text: string) => {
+    if (parts && afterDot) parts.push(text);
+    else {
+      end();
+      label = lastCode === ':';
+      parts = [text];
+    }
+    afterDot = false;
+    lastCode = 'a';
+  };
+  let i = 0;
+  const n = query.length;
+  while (i < n) {
+    const c = query[i]!;
+    if (c === '/' && query[i + 1] === '/') {
+      while (i < n && query[i] !== '\n') i++;
+    } else if (c === '/' && query[i + 1] === '*') {
+      const close = query.indexOf('*/', i + 2);
+      i = close < 0 ? n : close + 2;
+    } else if (c === "'" || c === '"') {
+      end();
+      i++;
+      while (i < n && query[i] !== c) i += query[i] === '\\' ? 2 : 1;
+      i++;
+      lastCode = c;
+    } else if (c === '`') {
+      // A backquote inside a backquoted name is written twice.
+      let text = '';
+      i++;
+      while (i < n) {
+        if (query[i] === '`' && query[i + 1] === '`') {
+          text += '`';
+          i += 2;
+        } else if (query[i] === '`') break;
+        else text += query[i++];
+      }
+      i++;
+      part(text);
+    } else if (/[A-Za-z_]/.test(c)) {
+      let j = i + 1;
+      while (j < n && /[A-Za-z0-9_]/.test(query[j]!)) j++;
+      part(query.slice(i, j));
+      i = j;
+    } else if (c === '.' && parts) {
+      afterDot = true;
+      i++;
+    } else if (/\s/.test(c)) {
+      i++;
+    } else {
+      end();
+      lastCode = c;
+      i++;
+    }
+  }
+  end();
+  return names;
+}
+
+/**
+ * Whether the query is a setting (`CALL threads = 64`): no write, but it would stay on the pooled connection, or
+ * apply to the whole database, for every later query. Read past comments, so one written before it does not hide it.
+ */
+export function isSetting(query: string): boolean {
+  const code = codeOf(query);
+  return /^\s*CALL\s*(`(?:[^`]|``)*`|[A-Za-z_][A-Za-z0-9_]*)\s*=/i.test(code);
+}
+
+/** The query with its comments taken out (each a space), strings and names kept as they are. */
+function codeOf(query: string): string {
+  let out = '';
+  let i = 0;
+  const n = query.length;
+  while (i < n) {
+    const c = query[i]!;
+    if (c === '/' && query[i + 1] === '/') {
+      while (i < n && query[i] !== '\n') i++;
+      out += ' ';
+    } else if (c === '/' && query[i + 1] === '*') {
+      const close = query.indexOf('*/', i + 2);
+      i = close < 0 ? n : close + 2;
+      out += ' ';
+    } else if (c === "'" || c === '"' || c === '`') {
+      const start = i++;
+      while (i < n && query[i] !== c) i += query[i] === '\\' && c !== '`' ? 2 : 1;
+      i++;
+      out += query.slice(start, i);
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+/**
  * Why `query` reaches outside the graph, as a message for its caller, or undefined when it does not. The message
  * names the clause; it never echoes a path.
  */
 export function outsideAccess(query: string, vendor: OutsideAccessVendor): string | undefined {
   const words = queryWords(query);
   const upper = words.map((w) => w.toUpperCase());
+  const names = queryNames(query);
   if (vendor === 'embedded') {
     let first = 0;
     while (upper[first] === 'EXPLAIN' || upper[first] === 'PROFILE') first++;
@@ -72,15 +189,15 @@ export function outsideAccess(query: string, vendor: OutsideAccessVendor): strin
     if (statement !== undefined && EMBEDDED_STATEMENTS.has(statement)) return refusal(statement === 'LOAD' ? `LOAD ${upper[first + 1] ?? ''}`.trim() : statement);
     for (let k = 0; k < upper.length; k++) {
       if (upper[k] === 'LOAD' && (upper[k + 1] === 'FROM' || upper[k + 1] === 'WITH')) return refusal('LOAD FROM');
-      if (EMBEDDED_FILE_FUNCTIONS.test(words[k]!)) return refusal(upper[k]!);
     }
-    return undefined;
+    const file = names.find((name) => EMBEDDED_FILE_FUNCTIONS.test(name));
+    return file === undefined ? undefined : refusal(file.toUpperCase());
   }
   for (let k = 0; k < upper.length; k++) {
-    if (upper[k] === 'LOAD' && upper[k + 1] === 'CSV') return refusal('LOAD CSV');
-    if (APOC_OUTSIDE.test(words[k]!)) return refusal(words[k]!.split('.').slice(0, 2).join('.'));
+    if (upper[k] === 'LOAD' && BOLT_LOADS.has(upper[k + 1] ?? '')) return refusal(`LOAD ${upper[k + 1]}`);
   }
-  return undefined;
+  const procedure = names.find((name) => APOC_OUTSIDE.test(name) || MAGE_OUTSIDE.test(name));
+  return procedure === undefined ? undefined : refusal(procedure.split('.').slice(0, 2).join('.'));
 }
 
 function refusal(clause: string): string {

@@ -119,6 +119,11 @@ describe('the embedded graph (Kùzu in a process of its own)', () => {
       `COPY Client FROM '${path.join(folder, 'nothing.csv')}'`,
       'CALL threads=1',
       'CALL timeout=100000000',
+      // A setting behind a comment, one that applies to the whole database, and one with its name backquoted.
+      '/* c */ CALL threads=7',
+      '// c\nCALL auto_checkpoint=false',
+      'CALL `checkpoint_threshold` = 0',
+      "CALL `READ_CSV_SERIAL`('/etc/hostname') RETURN *",
     ];
     for (const query of tricks) {
       const refused = await graph.run(query, READ).then(
@@ -289,6 +294,20 @@ describe('the embedded graph\'s answers and kept statements', () => {
       else expect(outcome.err, `multiples of ${outcome.m}`).toMatchObject({ key: 'data_source_unavailable' });
     }
     expect(ids(await graph.subgraph(multiples, { ...SUBGRAPH, params: { m: 1000 } }))).toEqual([1000, 2000]);
+  });
+
+  it('fails a request sent to a process that died a moment before, and this process lives on', async () => {
+    expect(await graph.node('Item:1')).toBeDefined();
+    const pid = kuzuProcessOf(folder);
+    process.kill(pid, 'SIGKILL');
+    // Waited for here without a turn of the event loop: the process is gone and its exit not yet seen, so its
+    // channel still looks open when the request is sent. The request fails (its write, or the exit seen next), no
+    // 'error' event goes uncaught (one would stop this process), and the next call starts a new process.
+    const until = Date.now() + 5_000;
+    while (Date.now() < until && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')));
+    const refused = await graph.node('Item:1').catch((e: unknown) => e);
+    expect(refused).toMatchObject({ key: 'data_source_unavailable' });
+    expect(await graph.node('Item:1')).toBeDefined();
   });
 
   it('runs a kept statement with each run\'s own parameters, and prepares it afresh after the tables change', async () => {

@@ -122,12 +122,12 @@ export class EmbeddedGraph implements GraphSource {
         return answer.rows;
       },
       release: (batch) => {
-        if (this.#child === child && child.connected) child.send({ t: 'release', id, batch } satisfies ParentMessage);
+        if (this.#child === child && child.connected) child.send({ t: 'release', id, batch } satisfies ParentMessage, ignoreSendFailure);
       },
       cancel: async () => {
         clearTimeout(deadline);
         ended();
-        if (this.#child === child && child.connected) child.send({ t: 'cancel', id } satisfies ParentMessage);
+        if (this.#child === child && child.connected) child.send({ t: 'cancel', id } satisfies ParentMessage, ignoreSendFailure);
       },
     }, options.signal);
   }
@@ -214,7 +214,14 @@ export class EmbeddedGraph implements GraphSource {
         },
         reject,
       });
-      child.send(message);
+      // A process that died a moment ago may still look connected: the send then fails (EPIPE). Given a callback,
+      // Node hands the failure to it; without one it emits 'error' on the child, which nothing would catch.
+      child.send(message, (err) => {
+        if (!err) return;
+        this.#reject(this.#unavailable('its process stopped'), id);
+        // Gone, though its exit is not seen yet: the next call waits for that exit and starts a new process.
+        if (this.#child === child) this.#kill(child, false);
+      });
     });
   }
 
@@ -240,9 +247,12 @@ export class EmbeddedGraph implements GraphSource {
     this.#dying = letGo(child);
   }
 
-  /** Kills the process now. The next call starts a new one, once this one is gone and has let go of the folder's lock. */
-  #kill(child: ChildProcess): void {
-    this.hardStops++;
+  /**
+   * Kills the process now (a hard stop, counted, unless it is dead already). The next call starts a new one, once this
+   * one is gone and has let go of the folder's lock.
+   */
+  #kill(child: ChildProcess, hardStop = true): void {
+    if (hardStop) this.hardStops++;
     this.#child = undefined;
     this.#dying = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
     child.kill('SIGKILL');
@@ -270,6 +280,11 @@ export class EmbeddedGraph implements GraphSource {
     // A service started with --cpu-prof (the benches' profiles) has its graph's process profiled too.
     const execArgv = [...(entry.pathname.endsWith('.ts') ? ['--import', 'tsx'] : []), ...process.execArgv.filter((a) => a.startsWith('--cpu-prof'))];
     const child = fork(entry, [`${folder}/graph`, String(bufferPoolBytes)], { serialization: 'advanced', execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc', 'pipe'] });
+    // Its death is told by 'exit' (every waiter fails there); an error on the process or its pipes (a write to one
+    // that just died) must not be an unhandled 'error' event, which would stop this process too.
+    child.on('error', () => undefined);
+    child.stdio[ANSWER_FD]?.on('error', () => undefined);
+    child.stderr?.on('error', () => undefined);
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-2_000);
@@ -351,6 +366,9 @@ export class EmbeddedGraph implements GraphSource {
     child.once('exit', () => clearInterval(timer));
   }
 }
+
+/** A message the process no longer needs (a release, a cancel): one that cannot be sent because it died is moot. */
+function ignoreSendFailure(): void {}
 
 /** Disconnects the process, which lets it close Kùzu and exit; one that has not within 5 s is killed. Answers once it is gone. */
 function letGo(child: ChildProcess): Promise<void> {

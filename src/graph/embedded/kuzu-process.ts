@@ -12,7 +12,7 @@ import { ANSWER_FD, frameHeader, type SubgraphFrame } from './answer-pipe.js';
 import { Catalogue, ItemSet, nodeTableKeyParam, quoteName } from './kuzu-catalogue.js';
 import { parseEdgeId, parseNodeId } from './kuzu-ids.js';
 import type { ChildMessage, ErrorKind, ParentMessage, WireRow } from './kuzu-protocol.js';
-import { outsideAccess } from '../outside-access.js';
+import { isSetting, outsideAccess } from '../outside-access.js';
 import { nodeIdsByRef, type BatchRefs, type RowRefs } from './row-refs.js';
 import { clearStatements, preparedReadOnly } from './statement-cache.js';
 
@@ -47,7 +47,6 @@ const catalogue = new Catalogue();
 const idle: Connection[] = [];
 const runs = new Map<number, Run>();
 
-const SETTING = /^\s*CALL\s+[A-Za-z_][A-Za-z0-9_]*\s*=/i;
 /**
  * A batch ends early past BATCH_BYTES, so the service never holds much more than that of one query at once; a row
  * over MAX_ROW_BYTES fails the query (the service would have to hold it, and encode it again in its answer).
@@ -130,7 +129,7 @@ async function open(message: { query: string; params: Record<string, unknown>; r
     conn.setQueryTimeout(message.timeoutMs);
     // A setting (`CALL timeout=0`, `CALL threads=64`) is no write, but would stay on the pooled connection for the
     // next query: only a run that may write may change one.
-    if (message.readOnly && SETTING.test(message.query)) throw new Error('Can not change a setting inside a read-only transaction.');
+    if (message.readOnly && isSetting(message.query)) throw new Error('Can not change a setting inside a read-only transaction.');
     // Files, extensions and other databases are out of every query's reach, a write's too (outside-access.ts).
     const outside = outsideAccess(message.query, 'embedded');
     if (outside) throw new Error(outside);
