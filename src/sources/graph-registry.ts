@@ -43,6 +43,9 @@ export interface OpenedGraph {
   settings: StoredGraph;
 }
 
+/** How long one check of the graphs' health answers every caller (GraphRegistry.health). */
+const HEALTH_REUSE_MS = 1_000;
+
 /** The health of one source's graph, as last checked. */
 export interface GraphHealth {
   sourceKey: string;
@@ -155,8 +158,27 @@ export class GraphRegistry {
     await entry.graph.close();
   }
 
+  /**
+   * Every graph's health, checked at most once a second (HEALTH_REUSE_MS): readiness answers anyone, and each check
+   * opens the graphs not open (an embedded one that cannot open starts a process each time), so callers within the
+   * second, or while a check runs, share its answer.
+   */
+  health(db: Queryable, timeoutMs: number): Promise<GraphHealth[]> {
+    const last = this.#lastHealth;
+    if (last && performance.now() - last.at < HEALTH_REUSE_MS) return last.answer;
+    const answer = this.#checkHealth(db, timeoutMs);
+    this.#lastHealth = { at: performance.now(), answer };
+    // A check that failed is not shared past its own callers.
+    answer.catch(() => {
+      if (this.#lastHealth?.answer === answer) this.#lastHealth = undefined;
+    });
+    return answer;
+  }
+
+  #lastHealth: { at: number; answer: Promise<GraphHealth[]> } | undefined;
+
   /** Checks every graph of `sources`: reachable or not, and how long a round trip took. One graph down fails nothing else. */
-  async health(db: Queryable, timeoutMs: number): Promise<GraphHealth[]> {
+  async #checkHealth(db: Queryable, timeoutMs: number): Promise<GraphHealth[]> {
     const { rows } = await db.query<{ key: string; graph: StoredGraph }>('SELECT key, graph FROM data_sources WHERE graph IS NOT NULL ORDER BY key');
     return Promise.all(
       rows.map(async ({ key, graph }): Promise<GraphHealth> => {

@@ -98,25 +98,25 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
 
   app.get(
     '/api/:sourceKey/graph/nodes/:id',
-    { schema: { operationId: 'getNode', tags: ['graph'], summary: 'One node of the graph', params: ItemParams, response: { 200: GraphNodeSchema, ...errorResponses(400, 401, 404, 503) } } },
-    async (request) => {
-      requireUser(request);
+    { schema: { operationId: 'getNode', tags: ['graph'], summary: 'One node of the graph', params: ItemParams, response: { 200: GraphNodeSchema, ...errorResponses(400, 401, 404, 429, 503) } } },
+    // A lookup may scan a table (an id that is no key): it holds one of the caller's query slots, as a query does.
+    async (request) => slots.hold(requireUser(request), async () => {
       const { graph } = await graphs.require(db, request.params.sourceKey);
       const node = await graph.node(request.params.id);
       if (!node) throw notFound('node', request.params.id);
       return node;
-    },
+    }),
   );
 
   app.get(
     '/api/:sourceKey/graph/edges/:id',
-    { schema: { operationId: 'getEdge', tags: ['graph'], summary: 'One edge of the graph', params: ItemParams, response: { 200: GraphEdgeSchema, ...errorResponses(400, 401, 404, 503) } } },
-    async (request) => {
-      requireUser(request);
+    { schema: { operationId: 'getEdge', tags: ['graph'], summary: 'One edge of the graph', params: ItemParams, response: { 200: GraphEdgeSchema, ...errorResponses(400, 401, 404, 429, 503) } } },
+    // A lookup may scan a table (an id that is no key): it holds one of the caller's query slots, as a query does.
+    async (request) => slots.hold(requireUser(request), async () => {
       const { graph } = await graphs.require(db, request.params.sourceKey);
       const edge = await graph.edge(request.params.id);
       if (!edge) throw notFound('edge', request.params.id);
       return edge;
-    },
+    }),
   );
 };

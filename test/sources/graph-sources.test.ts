@@ -111,6 +111,18 @@ describe('data sources with a graph, and LKE\'s graph routes', () => {
     expect((await busy.post('/api/fraud/graph/run/query', { query: 'RETURN 1 AS one' })).status).toBe(200);
   });
 
+  it('counts a node\'s or an edge\'s lookup among the user\'s graph queries', async () => {
+    const busy = await t.userClient('graph-lookups');
+    const slow = { query: 'UNWIND range(1, 20000) AS x UNWIND range(1, 20000) AS y UNWIND range(1, 100) AS z WITH x, y, z WHERE (x * y + z) % 7 = 3 RETURN count(*) AS s', timeout: 1500 };
+    const running = [1, 2, 3, 4].map(() => busy.post('/api/fraud/graph/run/query', slow));
+    // The four hold their slots within milliseconds of arriving; they run for 1.5 s.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const lookup = await busy.get('/api/fraud/graph/nodes/Client:alice');
+    expect(lookup.body).toEqual({ key: 'too_many_requests', message: 'you already have 4 graph queries running (at most 4 at once): wait for one to end' });
+    expect((await Promise.all(running)).map((r) => r.status)).toEqual([504, 504, 504, 504]);
+    expect((await busy.get('/api/fraud/graph/nodes/Client:alice')).status).toBe(200);
+  });
+
   it('counts an API key\'s queries as the key\'s, whichever users it names', async () => {
     const apiKey = (await t.admin.post('/api/admin/applications', { name: 'graph-key', groups: [2] })).body.apiKey as string;
     const emails = await Promise.all(['key-user-1', 'key-user-2', 'key-user-3', 'key-user-4', 'key-user-5'].map(async (name) => {
@@ -173,6 +185,9 @@ describe('data sources with a graph, and LKE\'s graph routes', () => {
     const ready = await t.anonymous.get('/health/ready');
     expect(ready.status).toBe(200);
     expect(ready.body.graphs).toEqual([{ sourceKey: 'fraud', vendor: 'embedded', up: true, latencyMs: expect.any(Number) }]);
+    // Anyone may ask readiness: within a second, or while a check runs, callers share one check of the graphs.
+    const checks = await Promise.all([t.service.graphs.health(t.db, 2_000), t.service.graphs.health(t.db, 2_000)]);
+    expect(checks[1]).toBe(checks[0]);
     const metrics = await t.admin.get('/metrics');
     expect(String(metrics.body)).toMatch(/^graph_up\{source="fraud"\} 1$/m);
     expect(String(metrics.body)).toMatch(/graph_query_duration_seconds_count\{source="fraud",outcome="ok"\} \d+/);

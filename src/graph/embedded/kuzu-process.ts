@@ -334,9 +334,14 @@ async function finish(id: number): Promise<void> {
   await release(run.conn, run.readOnly);
 }
 
+/** A node's or edge's lookup: one by its key is at once, one by a property not indexed scans its table. */
+const LOOKUP_TIMEOUT_MS = 30_000;
+
 async function lookup(message: Extract<ParentMessage, { t: 'node' | 'edge' }>): Promise<void> {
   const conn = await connection();
   try {
+    // A pooled connection keeps the time-out its last query set, and a new one has none.
+    conn.setQueryTimeout(LOOKUP_TIMEOUT_MS);
     await conn.query('BEGIN TRANSACTION READ ONLY');
     const found = message.t === 'node' ? await findNode(conn, message.nodeId) : await findEdge(conn, message.edgeId);
     const [row] = found ? await catalogue.toWireRows(conn, [found], ['item'], true) : [];
