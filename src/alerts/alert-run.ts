@@ -321,6 +321,7 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
     });
     // Not even that could be written (the database is away): the lease runs out and the run is tried again.
     if (!recorded) throw err;
+    deps.onRun?.(summary);
     return summary;
   }
   deps.onRun?.(summary);

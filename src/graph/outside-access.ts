@@ -149,29 +149,31 @@ export function isSetting(query: string): boolean {
 
 /** The query with its comments taken out (each a space), strings and names kept as they are. */
 function codeOf(query: string): string {
-  let out = '';
+  const pieces: string[] = [];
+  let from = 0;
   let i = 0;
   const n = query.length;
   while (i < n) {
     const c = query[i]!;
-    if (c === '/' && query[i + 1] === '/') {
-      while (i < n && query[i] !== '\n') i++;
-      out += ' ';
-    } else if (c === '/' && query[i + 1] === '*') {
-      const close = query.indexOf('*/', i + 2);
-      i = close < 0 ? n : close + 2;
-      out += ' ';
+    if (c === '/' && (query[i + 1] === '/' || query[i + 1] === '*')) {
+      pieces.push(query.slice(from, i), ' ');
+      if (query[i + 1] === '/') {
+        while (i < n && query[i] !== '\n') i++;
+      } else {
+        const close = query.indexOf('*/', i + 2);
+        i = close < 0 ? n : close + 2;
+      }
+      from = i;
     } else if (c === "'" || c === '"' || c === '`') {
-      const start = i++;
+      i++;
       while (i < n && query[i] !== c) i += query[i] === '\\' && c !== '`' ? 2 : 1;
       i++;
-      out += query.slice(start, i);
     } else {
-      out += c;
       i++;
     }
   }
-  return out;
+  pieces.push(query.slice(from));
+  return pieces.join('');
 }
 
 /**
