@@ -286,19 +286,7 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
       // Partial: something was read, or stopped by a limit; failed: a problem and nothing read.
       summary.outcome = problems.length === 0 ? 'ok' : problems.some((p) => p.partial) || summary.rowsRead > 0 ? 'partial' : 'failed';
       summary.durationMs = Math.round(performance.now() - started);
-      await tx.query(
-        `INSERT INTO alert_runs (alert_id, trigger, outcome, started_at, duration_ms, rows_read, matches_new, matches_seen, cases_opened, events_emitted, problems)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [alert.id, trigger, summary.outcome, startedAt, summary.durationMs, summary.rowsRead, summary.matchesNew, summary.matchesSeen, summary.casesOpened, summary.events, JSON.stringify(problems)],
-      );
-      await tx.query(
-        `UPDATE alerts SET run_owner = NULL, run_locked_until = NULL, last_run_at = $2, last_run_problems = $3,
-           run_requested_at = CASE WHEN run_requested_at <= $2 THEN NULL ELSE run_requested_at END,
-           unavailable_streak = CASE WHEN $5 THEN unavailable_streak + 1 ELSE 0 END,
-           next_run_at = CASE WHEN enabled AND cron IS NOT NULL THEN $4::timestamptz ELSE NULL END
-         WHERE id = $1`,
-        [alert.id, startedAt, JSON.stringify(problems), nextDue(current.cron, unavailable, alert), unavailable],
-      );
+      await recordRun(tx, alert, startedAt, summary, nextDue(current.cron, unavailable, alert), unavailable);
     });
   } catch (err) {
     await Promise.all(streams.map(({ stream }) => stream.close().catch(() => undefined)));
@@ -310,12 +298,12 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
     // Anything else (the database refused what the run would record, a bug) rolled the run back whole. Left so, the
     // alert kept its lease and its due time, and each lease's end ran it again, failing the same way, with nothing to
     // see on the alert: it is recorded failed instead, and runs again at its next CRON time.
-    summary.outcome = 'failed';
-    summary.durationMs = Math.round(performance.now() - started);
+    // What it counted was rolled back with it: the run is recorded as having kept nothing.
+    Object.assign(summary, { outcome: 'failed', durationMs: Math.round(performance.now() - started), rowsRead: 0, matchesNew: 0, matchesSeen: 0, matchesKnown: 0, rowsMoved: 0, casesOpened: 0, events: 0 });
     const problem: RunProblem = { source: 'alert', error: { key: 'alert_run_failed', message: `the run failed and recorded none of its matches: ${err instanceof Error ? err.message : String(err)}` }, partial: false };
     summary.problems.splice(0, summary.problems.length, problem);
     logger.error({ alertId: alert.id, sourceKey: alert.source_key, err }, 'alert run failed: recorded as failed, none of its matches kept');
-    const recorded = await recordFailedRun(deps, alert, trigger, startedAt, summary.durationMs, problem).catch((recordErr: unknown) => {
+    const recorded = await recordFailedRun(deps, alert, startedAt, summary).catch((recordErr: unknown) => {
       logger.error({ alertId: alert.id, err: recordErr }, 'alert run failed, and recording it failed too: its lease runs out and it is run again');
       return false;
     });
@@ -333,24 +321,34 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
 }
 
 /** Records a run that failed whole, and frees its alert until its next CRON time; false when the claim was lost. */
-async function recordFailedRun(deps: RunDependencies, alert: ClaimedAlert, trigger: RunSummary['trigger'], startedAt: Date, durationMs: number, problem: RunProblem): Promise<boolean> {
+async function recordFailedRun(deps: RunDependencies, alert: ClaimedAlert, startedAt: Date, summary: RunSummary): Promise<boolean> {
   return deps.db.transaction(async (tx) => {
     const { rows } = await tx.query<{ run_owner: string | null; cron: string | null }>('SELECT run_owner, cron FROM alerts WHERE id = $1 FOR UPDATE', [alert.id]);
     if (!rows[0] || rows[0].run_owner !== deps.owner) return false;
-    await tx.query(
-      `INSERT INTO alert_runs (alert_id, trigger, outcome, started_at, duration_ms, rows_read, matches_new, matches_seen, cases_opened, events_emitted, problems)
-       VALUES ($1, $2, 'failed', $3, $4, 0, 0, 0, 0, 0, $5)`,
-      [alert.id, trigger, startedAt, durationMs, JSON.stringify([problem])],
-    );
-    await tx.query(
-      `UPDATE alerts SET run_owner = NULL, run_locked_until = NULL, last_run_at = $2, last_run_problems = $3,
-         run_requested_at = CASE WHEN run_requested_at <= $2 THEN NULL ELSE run_requested_at END,
-         next_run_at = CASE WHEN enabled AND cron IS NOT NULL THEN $4::timestamptz ELSE NULL END
-       WHERE id = $1`,
-      [alert.id, startedAt, JSON.stringify([problem]), nextDue(rows[0].cron, false, alert)],
-    );
+    await recordRun(tx, alert, startedAt, summary, nextDue(rows[0].cron, false, alert), false);
     return true;
   });
+}
+
+/**
+ * A run's record, and its alert freed: its lease given back, its last run and problems, the manual request it
+ * answered cleared, its next due time. `unavailable`: the graph could not be reached (the retries' streak grows).
+ */
+async function recordRun(tx: Queryable, alert: ClaimedAlert, startedAt: Date, summary: RunSummary, nextRunAt: Date | null, unavailable: boolean): Promise<void> {
+  const problems = JSON.stringify(summary.problems);
+  await tx.query(
+    `INSERT INTO alert_runs (alert_id, trigger, outcome, started_at, duration_ms, rows_read, matches_new, matches_seen, cases_opened, events_emitted, problems)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [alert.id, summary.trigger, summary.outcome, startedAt, summary.durationMs, summary.rowsRead, summary.matchesNew, summary.matchesSeen, summary.casesOpened, summary.events, problems],
+  );
+  await tx.query(
+    `UPDATE alerts SET run_owner = NULL, run_locked_until = NULL, last_run_at = $2, last_run_problems = $3,
+       run_requested_at = CASE WHEN run_requested_at <= $2 THEN NULL ELSE run_requested_at END,
+       unavailable_streak = CASE WHEN $5 THEN unavailable_streak + 1 ELSE 0 END,
+       next_run_at = CASE WHEN enabled AND cron IS NOT NULL THEN $4::timestamptz ELSE NULL END
+     WHERE id = $1`,
+    [alert.id, startedAt, problems, nextRunAt, unavailable],
+  );
 }
 
 /**
