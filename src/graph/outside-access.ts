@@ -29,6 +29,26 @@ const MAGE_OUTSIDE = /^(json_util\.load_from|import_util\.|export_util\.|migrate
 /** `LOAD <format>` clauses: Neo4j's CSV, Memgraph's CSV, Parquet and JSON lines. */
 const BOLT_LOADS = new Set(['CSV', 'PARQUET', 'JSONL', 'JSON']);
 
+/** Where the comment that starts at `i` ends (a line comment at its newline), or undefined when none starts there. */
+function afterComment(query: string, i: number): number | undefined {
+  if (query[i] !== '/') return undefined;
+  if (query[i + 1] === '/') {
+    const newline = query.indexOf('\n', i + 2);
+    return newline < 0 ? query.length : newline;
+  }
+  if (query[i + 1] !== '*') return undefined;
+  const close = query.indexOf('*/', i + 2);
+  return close < 0 ? query.length : close + 2;
+}
+
+/** Past the string or backquoted name that opens at `i` (a backslash escapes in strings only); an unclosed one runs to the end. */
+function afterQuoted(query: string, i: number): number {
+  const quote = query[i];
+  let j = i + 1;
+  while (j < query.length && query[j] !== quote) j += query[j] === '\\' && quote !== '`' ? 2 : 1;
+  return j + 1;
+}
+
 /** The query's words, in order: keywords and names, with `.`-joined names kept whole (`apoc.load.json`). */
 export function queryWords(query: string): string[] {
   const words: string[] = [];
@@ -36,15 +56,11 @@ export function queryWords(query: string): string[] {
   const n = query.length;
   while (i < n) {
     const c = query[i]!;
-    if (c === '/' && query[i + 1] === '/') {
-      while (i < n && query[i] !== '\n') i++;
-    } else if (c === '/' && query[i + 1] === '*') {
-      const end = query.indexOf('*/', i + 2);
-      i = end < 0 ? n : end + 2;
+    const comment = afterComment(query, i);
+    if (comment !== undefined) {
+      i = comment;
     } else if (c === "'" || c === '"' || c === '`') {
-      i++;
-      while (i < n && query[i] !== c) i += query[i] === '\\' && c !== '`' ? 2 : 1;
-      i++;
+      i = afterQuoted(query, i);
       // A backquoted name stands for a name: keep its place so `a.`x`` does not join the next word.
       if (c === '`') words.push('`');
     } else if (/[A-Za-z_]/.test(c)) {
@@ -94,16 +110,12 @@ export function queryNames(query: string): string[] {
   const n = query.length;
   while (i < n) {
     const c = query[i]!;
-    if (c === '/' && query[i + 1] === '/') {
-      while (i < n && query[i] !== '\n') i++;
-    } else if (c === '/' && query[i + 1] === '*') {
-      const close = query.indexOf('*/', i + 2);
-      i = close < 0 ? n : close + 2;
+    const comment = afterComment(query, i);
+    if (comment !== undefined) {
+      i = comment;
     } else if (c === "'" || c === '"') {
       end();
-      i++;
-      while (i < n && query[i] !== c) i += query[i] === '\\' ? 2 : 1;
-      i++;
+      i = afterQuoted(query, i);
       lastCode = c;
     } else if (c === '`') {
       // A backquote inside a backquoted name is written twice.
@@ -155,19 +167,12 @@ function codeOf(query: string): string {
   const n = query.length;
   while (i < n) {
     const c = query[i]!;
-    if (c === '/' && (query[i + 1] === '/' || query[i + 1] === '*')) {
+    const comment = afterComment(query, i);
+    if (comment !== undefined) {
       pieces.push(query.slice(from, i), ' ');
-      if (query[i + 1] === '/') {
-        while (i < n && query[i] !== '\n') i++;
-      } else {
-        const close = query.indexOf('*/', i + 2);
-        i = close < 0 ? n : close + 2;
-      }
-      from = i;
+      i = from = comment;
     } else if (c === "'" || c === '"' || c === '`') {
-      i++;
-      while (i < n && query[i] !== c) i += query[i] === '\\' && c !== '`' ? 2 : 1;
-      i++;
+      i = afterQuoted(query, i);
     } else {
       i++;
     }
