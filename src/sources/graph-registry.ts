@@ -63,6 +63,8 @@ export class GraphRegistry {
   // Sources whose graph failed to open, logged once until it opens (a graph held elsewhere must not flood the log).
   readonly #failing = new Set<string>();
   readonly #failedAt = new Map<string, number>();
+  /** The last check of the graphs' health, shared for HEALTH_REUSE_MS (health). */
+  #lastHealth: { at: number; answer: Promise<GraphHealth[]> } | undefined;
 
   constructor(options: GraphRegistryOptions) {
     this.#options = options;
@@ -174,8 +176,6 @@ export class GraphRegistry {
     });
     return answer;
   }
-
-  #lastHealth: { at: number; answer: Promise<GraphHealth[]> } | undefined;
 
   /** Checks every graph of `sources`: reachable or not, and how long a round trip took. One graph down fails nothing else. */
   async #checkHealth(db: Queryable, timeoutMs: number): Promise<GraphHealth[]> {
