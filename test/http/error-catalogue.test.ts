@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_STATUS, type ErrorKey } from '../../src/errors.js';
 import { freePort } from '../cli/cli-support.js';
-import { createAlert, createSource, createWebhook, reportMatches } from '../support/fixtures.js';
+import { createAlert, createSource, createWebhook, reportMatches, SLOW_CROSS_PRODUCT } from '../support/fixtures.js';
 import { type ApiAnswer, useTestService } from '../support/test-service.js';
 
 /**
@@ -57,7 +57,7 @@ describe('the error catalogue, as routes answer it', () => {
     expect((await t.admin.post('/api/graphs/graph/run/query', { query: 'CREATE NODE TABLE N(id STRING, PRIMARY KEY(id))' })).status).toBe(200);
     expectError(await t.admin.post('/api/graphs/graph/run/query', { query: 'MATCH (n RETURN n' }), 'bad_graph_request');
     expectError(await analyst.post('/api/graphs/graph/run/query', { query: "CREATE (:N {id: 'x'})" }), 'write_forbidden');
-    const slow = 'UNWIND range(1, 20000) AS x UNWIND range(1, 20000) AS y UNWIND range(1, 100) AS z WITH x, y, z WHERE (x * y + z) % 97 = 3 RETURN count(*) AS n';
+    const slow = `${SLOW_CROSS_PRODUCT} RETURN count(*) AS n`;
     expectError(await t.admin.post('/api/graphs/graph/run/query', { query: slow, timeout: 100 }), 'graph_request_timeout');
     expectError(await t.admin.post('/api/admin/graphs/alerts', { title: 'x', queries: [{ name: 'q', query: 'MATCH (n RETURN n' }] }), 'invalid_alert_query');
     expectError(await t.admin.post('/api/admin/graphs/alerts', { title: 'x', queries: [{ name: 'q', query: 'MATCH (n:N) RETURN n' }], target: 'm' }), 'invalid_alert_target');

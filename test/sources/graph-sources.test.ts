@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../cli/cli-support.js';
+import { SLOW_CROSS_PRODUCT } from '../support/fixtures.js';
 import { ApiClient, useTestService } from '../support/test-service.js';
 
 const SCHEMA = [
@@ -99,7 +100,7 @@ describe('data sources with a graph, and LKE\'s graph routes', () => {
   it('lets one user run at most 4 graph queries at once, previews counted, and another user is not held up by them', async () => {
     const busy = await t.userClient('graph-busy');
     // Streamed cross products that Kùzu stops at their 1.5 s time-out: five at once, whichever comes last is refused.
-    const slow = { query: 'UNWIND range(1, 20000) AS x UNWIND range(1, 20000) AS y UNWIND range(1, 100) AS z WITH x, y, z WHERE (x * y + z) % 7 = 3 RETURN count(*) AS s', timeout: 1500 };
+    const slow = { query: `${SLOW_CROSS_PRODUCT} RETURN count(*) AS s`, timeout: 1500 };
     const other = await t.userClient('graph-other');
     const [answers, otherAnswer] = await Promise.all([
       Promise.all([...[1, 2, 3, 4].map(() => busy.post('/api/fraud/graph/run/query', slow)), busy.post('/api/fraud/graph/alertPreview', slow)]),
@@ -113,7 +114,7 @@ describe('data sources with a graph, and LKE\'s graph routes', () => {
 
   it('counts a node\'s or an edge\'s lookup among the user\'s graph queries', async () => {
     const busy = await t.userClient('graph-lookups');
-    const slow = { query: 'UNWIND range(1, 20000) AS x UNWIND range(1, 20000) AS y UNWIND range(1, 100) AS z WITH x, y, z WHERE (x * y + z) % 7 = 3 RETURN count(*) AS s', timeout: 1500 };
+    const slow = { query: `${SLOW_CROSS_PRODUCT} RETURN count(*) AS s`, timeout: 1500 };
     const running = [1, 2, 3, 4].map(() => busy.post('/api/fraud/graph/run/query', slow));
     // The four hold their slots within milliseconds of arriving; they run for 1.5 s.
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -130,7 +131,7 @@ describe('data sources with a graph, and LKE\'s graph routes', () => {
       return `${name}@example.com`;
     }));
     const asUser = (email: string) => new ApiClient(t.app, { authorization: `Basic ${Buffer.from(`${email}:${apiKey}`).toString('base64')}` });
-    const slow = { query: 'UNWIND range(1, 20000) AS x UNWIND range(1, 20000) AS y UNWIND range(1, 100) AS z WITH x, y, z WHERE (x * y + z) % 7 = 3 RETURN count(*) AS s', timeout: 1500 };
+    const slow = { query: `${SLOW_CROSS_PRODUCT} RETURN count(*) AS s`, timeout: 1500 };
     const answers = await Promise.all(emails.map((email) => asUser(email).post('/api/fraud/graph/run/query', slow)));
     expect(answers.map((r) => r.status).sort()).toEqual([429, 504, 504, 504, 504]);
     expect(answers.find((r) => r.status === 429)!.body.message).toMatch(/^this API key already has 4 graph queries running/);
@@ -140,7 +141,7 @@ describe('data sources with a graph, and LKE\'s graph routes', () => {
     const syntax = await t.admin.post('/api/fraud/graph/run/query', { query: 'MATCH (c RETURN c' });
     expect(syntax.status).toBe(400);
     expect(syntax.body).toMatchObject({ key: 'bad_graph_request', field: 'query' });
-    const slow = await t.admin.post('/api/fraud/graph/run/query', { query: 'UNWIND range(1, 20000) AS x UNWIND range(1, 20000) AS y UNWIND range(1, 100) AS z WITH x, y, z WHERE (x * y + z) % 7 = 3 RETURN count(*) AS s', timeout: 200 });
+    const slow = await t.admin.post('/api/fraud/graph/run/query', { query: `${SLOW_CROSS_PRODUCT} RETURN count(*) AS s`, timeout: 200 });
     expect(slow.status).toBe(504);
     expect(slow.body.key).toBe('graph_request_timeout');
     expect((await t.admin.post('/api/fraud/graph/run/query', { query: 'MATCH (c:Client) RETURN count(c) AS n' })).status).toBe(200);
