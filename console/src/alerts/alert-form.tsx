@@ -186,7 +186,7 @@ export function AlertForm({ sourceKey, alert, onSaved }: { sourceKey: string; al
         />
         <div class="form-row">
           <Field label="Most matches a run" inputMode="numeric" value={draft.maxMatches} onInput={(e) => set('maxMatches', e.currentTarget.value)} error={errors.maxMatches} hint="Empty: the service's limit." />
-          <Field label="Time-out (ms)" inputMode="numeric" value={draft.timeoutMs} onInput={(e) => set('timeoutMs', e.currentTarget.value)} error={errors.timeoutMs} hint="The run's, its queries together; empty: the service's limit." />
+          <Field label="Time-out (ms)" inputMode="numeric" value={draft.timeoutMs} onInput={(e) => set('timeoutMs', e.currentTarget.value)} error={errors.timeoutMs} hint="The whole run's; empty: the service's limit." />
         </div>
       </div>
       <ColumnsField
