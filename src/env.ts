@@ -70,6 +70,9 @@ export class ConfigError extends Error {
 }
 
 export function readProcessConfig(env: NodeJS.ProcessEnv = process.env): ProcessConfig {
+  // Read where the embedded graphs start (graph/embedded/confinement.ts); checked here so a misspelt value stops the start.
+  const confinement = env.GRAPH_CONFINEMENT?.trim();
+  if (confinement && !['auto', 'required', 'off'].includes(confinement)) throw new ConfigError(`GRAPH_CONFINEMENT must be auto, required or off, got "${confinement}"`);
   const port = intFrom(env, 'PORT', 3000, 0, 65535);
   const databaseUrl = env.DATABASE_URL?.trim() || undefined;
   if (databaseUrl && !isPostgresUrl(databaseUrl)) {

@@ -1,3 +1,4 @@
+import { describeConfinement, hostConfinement } from './graph/embedded/confinement.js';
 import type { FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -76,6 +77,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     logger.info({ keyId: keyring.current.id, origin, previousKeyId: keyring.previous?.id }, 'secrets key loaded');
     for (const warning of warnings) logger.warn(warning);
     logger.info({ receiverPolicy: config.receiverPolicy.describe() }, 'receiver policy');
+    // Which bound the operating system puts on the embedded graphs' processes (confinement.ts): loud when none.
+    const confinement = hostConfinement();
+    if (confinement.kind === 'landlock') logger.info({ graphConfinement: `landlock-abi-${confinement.abi}` }, describeConfinement(confinement));
+    else logger.warn({ graphConfinement: 'none' }, describeConfinement(confinement));
     const applied = await migrate(db, (m) => logger.info({ migration: `${m.version}_${m.name}` }, 'migration applied'));
     if (applied.length) logger.info({ count: applied.length }, 'database migrated');
     // Before anything can sign or store a secret: a process that could not open what is sealed stops here, in one

@@ -14,6 +14,7 @@ import { GraphError, type RowStream } from '../graph/graph-source.js';
 import type { GraphRow } from '../graph/items.js';
 import type { Logger } from '../logger.js';
 import type { GraphRegistry } from '../sources/graph-registry.js';
+import { ALERT_THREADS } from '../sources/graph-share.js';
 import { nextRunAfter } from './alert-schedule.js';
 import { identifiedBatches, matchOfRow } from './alert-rows.js';
 import { identityOfKey, NO_MATCH, TOO_LARGE } from '../graph/match-identity.js';
@@ -128,8 +129,9 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
         problems.push({ source: 'alertQuery', queryId: q.id, error: { key: 'graph_request_timeout', message: `not run: the queries before it took the run's time-out (timeoutMs, ${timeoutMs} ms)` }, partial: true });
         continue;
       }
+      // Every worker thread of the engine but one, which stays the users' (graph-share.ts).
       try {
-        streams.push({ queryId: q.id, stream: await graph.run(q.query, { readOnly: true, timeoutMs: left, maxRows: maxMatches + 1, properties: false }) });
+        streams.push({ queryId: q.id, stream: await graph.run(q.query, { readOnly: true, timeoutMs: left, maxRows: maxMatches + 1, properties: false, threads: ALERT_THREADS }) });
       } catch (err) {
         if (err instanceof GraphError && err.key === 'data_source_unavailable') unavailable = true;
         problems.push(problemOf(err, q.id, false));

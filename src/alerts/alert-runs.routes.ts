@@ -9,6 +9,7 @@ import { claimAlert, runClaimedAlert, type RunDependencies } from './alert-run.j
 import { columnValues } from './alert-rows.js';
 import { alertQueries, alertRuns, findAlert } from './alerts.js';
 import { findCase } from './cases.js';
+import { INTERACTIVE_THREADS } from '../sources/graph-share.js';
 import type { QuerySlots } from '../sources/query-slots.js';
 import { AlertParams, AlertRunSchema, CaseParams, MatchSchema, PreviewAnswer, PreviewBody, SourceKey } from './schemas.js';
 
@@ -98,7 +99,7 @@ export const alertRunRoutes: FastifyPluginAsyncTypebox<AlertRunRoutesOptions> = 
         response: { 200: PreviewAnswer, ...errorResponses(400, 401, 403, 429, 503, 504) },
       },
     },
-    async (request) => slots.hold(requireUser(request), async () => {
+    async (request) => slots.hold(requireUser(request), request.params.sourceKey, async () => {
       const { graph } = await graphs.require(db, request.params.sourceKey);
       const columns = request.body.columns ?? [];
       const stream = await graph
@@ -106,6 +107,7 @@ export const alertRunRoutes: FastifyPluginAsyncTypebox<AlertRunRoutesOptions> = 
           readOnly: true,
           timeoutMs: Math.min(request.body.timeout ?? DEFAULT_PREVIEW_TIMEOUT_MS, limits.maxRuntimeMs),
           maxRows: request.body.limit ?? DEFAULT_PREVIEW_LIMIT,
+          threads: INTERACTIVE_THREADS,
         })
         .catch((err: unknown) => {
           throw queryRefused(err, 'query');

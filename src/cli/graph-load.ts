@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { CsvLoadError, loadCsv, type CsvFile } from '../graph/embedded/csv-load.js';
 import { EmbeddedGraph } from '../graph/embedded/embedded-graph.js';
 import { GraphError } from '../graph/graph-source.js';
@@ -45,7 +46,12 @@ export async function graphLoad(args: readonly string[], print: (line: string) =
     const source = await findDataSource(db, sourceKey).catch(() => undefined);
     if (!source) throw new OperatorError(`no data source has the key "${sourceKey}": create it first (POST /api/admin/sources with graph {"vendor": "embedded"})`);
     if (source.graph?.vendor !== 'embedded') throw new OperatorError(`data source "${sourceKey}" has no embedded graph: graph load fills embedded graphs only`);
-    const graph = new EmbeddedGraph({ folder: embeddedGraphFolder(config.dataDir, sourceKey), bufferPoolBytes: config.graphBufferPoolBytes, label: `data source "${sourceKey}"` });
+    const files = [...fileArgs(nodes, 'nodes'), ...fileArgs(edges, 'edges')];
+    // The graph's process is confined to its folder (confinement.ts): it may read the files named here besides.
+    const graph = new EmbeddedGraph({
+      folder: embeddedGraphFolder(config.dataDir, sourceKey), bufferPoolBytes: config.graphBufferPoolBytes, label: `data source "${sourceKey}"`,
+      readablePaths: files.map((f) => path.resolve(f.file)),
+    });
     try {
       await graph.open().catch((err: unknown) => {
         if (err instanceof GraphError) throw new OperatorError(`${err.message}. A running service holds it: stop the service to load files, then start it again.`);

@@ -19,6 +19,11 @@ export interface RunOptions {
    * alert run records, and reading them is most of the cost of moving a row. Default true.
    */
   properties?: boolean;
+  /**
+   * The most of the engine's worker threads the query may use at once (the embedded graph: Kùzu's threads, all of
+   * them when absent; Bolt ignores it). How a graph's threads are shared: src/sources/graph-share.ts.
+   */
+  threads?: number;
   signal?: AbortSignal;
 }
 

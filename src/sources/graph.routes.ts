@@ -8,6 +8,7 @@ import { GraphError, queryRefused, type GraphSource, type SubgraphAnswer } from 
 import { errorResponses } from '../http/schemas.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { GraphRegistry, OpenedGraph } from './graph-registry.js';
+import { INTERACTIVE_THREADS } from './graph-share.js';
 import type { QuerySlots } from './query-slots.js';
 import { DEFAULT_QUERY_LIMIT, DEFAULT_QUERY_TIMEOUT_MS, GraphEdgeSchema, GraphNodeSchema, RunQueryAnswer, RunQueryBody, SourceKey } from './schemas.js';
 
@@ -45,7 +46,7 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
     },
     async (request, reply) => {
       const principal = requireUser(request);
-      const answer = await slots.hold(principal, () => runQuery(principal, request.params.sourceKey, request.body));
+      const answer = await slots.hold(principal, request.params.sourceKey, () => runQuery(principal, request.params.sourceKey, request.body));
       // The nodes and edges come as UTF-8 JSON in the answer's shapes (GraphSource.subgraph): sent as they are, not
       // parsed here to be written again (Fastify sends bytes as they are; the schema still documents the answer).
       const tail = `,"truncatedByLimit":${answer.truncated},"truncatedByAccess":false}`;
@@ -57,7 +58,8 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
   async function runQuery(principal: Principal, sourceKey: string, body: Static<typeof RunQueryBody>) {
     const limit = body.limit ?? DEFAULT_QUERY_LIMIT;
     const timeoutMs = body.timeout ?? DEFAULT_QUERY_TIMEOUT_MS;
-    const options = { timeoutMs, maxRows: limit };
+    // One worker thread: the graph's threads are shared out per query (graph-share.ts).
+    const options = { timeoutMs, maxRows: limit, threads: INTERACTIVE_THREADS };
     const started = performance.now();
     const observe = (outcome: string) => metrics?.graphQuery(sourceKey, outcome, (performance.now() - started) / 1000);
     // Every query is first run read-only, where the engine itself refuses any write (before the run, or at its end
@@ -100,7 +102,7 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
     '/api/:sourceKey/graph/nodes/:id',
     { schema: { operationId: 'getNode', tags: ['graph'], summary: 'One node of the graph', params: ItemParams, response: { 200: GraphNodeSchema, ...errorResponses(400, 401, 404, 429, 503) } } },
     // A lookup may scan a table (an id that is no key): it holds one of the caller's query slots, as a query does.
-    async (request) => slots.hold(requireUser(request), async () => {
+    async (request) => slots.hold(requireUser(request), request.params.sourceKey, async () => {
       const { graph } = await graphs.require(db, request.params.sourceKey);
       const node = await graph.node(request.params.id);
       if (!node) throw notFound('node', request.params.id);
@@ -112,7 +114,7 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
     '/api/:sourceKey/graph/edges/:id',
     { schema: { operationId: 'getEdge', tags: ['graph'], summary: 'One edge of the graph', params: ItemParams, response: { 200: GraphEdgeSchema, ...errorResponses(400, 401, 404, 429, 503) } } },
     // A lookup may scan a table (an id that is no key): it holds one of the caller's query slots, as a query does.
-    async (request) => slots.hold(requireUser(request), async () => {
+    async (request) => slots.hold(requireUser(request), request.params.sourceKey, async () => {
       const { graph } = await graphs.require(db, request.params.sourceKey);
       const edge = await graph.edge(request.params.id);
       if (!edge) throw notFound('edge', request.params.id);

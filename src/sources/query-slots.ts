@@ -1,10 +1,12 @@
 import type { Principal } from '../auth/principal.js';
 import { AppError } from '../errors.js';
+import { GraphShare } from './graph-share.js';
 
 /**
- * How many interactive graph queries (run/query, alertPreview) one user may have running at once. A query may be
- * given minutes (`timeout`), and each holds a connection and a core of the graph's engine: without a bound, one
- * signed-in user could start hundreds and starve every alert and every other user of the graph.
+ * How many interactive graph queries (run/query, alertPreview, lookups) one user may have running or waiting at once,
+ * over every graph. A query may be given minutes (`timeout`), and each holds a connection and a core of the graph's
+ * engine: without a bound, one signed-in user could start hundreds and starve every alert and every other user of the
+ * graph. Within a graph, the queries admitted take turns (graph-share.ts).
  */
 export const QUERIES_PER_USER = 4;
 
@@ -19,10 +21,16 @@ function holderOf(principal: Principal): string {
 export class QuerySlots {
   readonly #running = new Map<string, number>();
 
-  constructor(readonly perUser: number = QUERIES_PER_USER) {}
+  constructor(
+    readonly perUser: number = QUERIES_PER_USER,
+    readonly share: GraphShare = new GraphShare(),
+  ) {}
 
-  /** Takes one of the caller's slots (its user's, or its API key's) for the length of `work`; 429 when all are taken. */
-  async hold<T>(principal: Principal, work: () => Promise<T>): Promise<T> {
+  /**
+   * Takes one of the caller's slots (its user's, or its API key's) for the length of `work`, 429 when all are taken;
+   * `work` runs in its turn on the graph of data source `sourceKey` (graph-share.ts), with the slot held meanwhile.
+   */
+  async hold<T>(principal: Principal, sourceKey: string, work: () => Promise<T>): Promise<T> {
     const holder = holderOf(principal);
     const held = this.#running.get(holder) ?? 0;
     if (held >= this.perUser) {
@@ -31,7 +39,7 @@ export class QuerySlots {
     }
     this.#running.set(holder, held + 1);
     try {
-      return await work();
+      return await this.share.run(sourceKey, holder, work);
     } finally {
       const left = this.#running.get(holder)! - 1;
       if (left === 0) this.#running.delete(holder);

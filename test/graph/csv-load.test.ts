@@ -19,7 +19,8 @@ describe('loading the embedded graph from CSV files', () => {
 
   beforeAll(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'aw-csv-'));
-    graph = new EmbeddedGraph({ folder: path.join(dir, 'graph'), bufferPoolBytes: 64 << 20, label: 'data source "csv"' });
+    // Its files are beside the graph's folder, which is all the graph's process may read otherwise (confinement.ts).
+    graph = new EmbeddedGraph({ folder: path.join(dir, 'graph'), bufferPoolBytes: 64 << 20, label: 'data source "csv"', readablePaths: [dir] });
   });
   afterAll(async () => {
     await graph?.close();

@@ -55,6 +55,16 @@ if (NEO4J_URL) {
     },
     cleanup: clear,
     longQuery: LONG_BOLT_QUERY,
+    // Issue 39's spellings (a `//` comment Neo4j ends at CR, U+001C taken for a space), in Neo4j's and Memgraph's
+    // LOAD CSV dialects: the server's plan refuses them, or the server cannot plan them (a syntax error, no APOC).
+    outsideQueries: [
+      "LOAD CSV FROM 'file:///etc/hostname' AS line RETURN line",
+      "WITH 1 AS one // x\rLOAD CSV FROM 'file:///etc/hostname' AS line RETURN line",
+      "LOAD CSV FROM '/etc/hostname' NO HEADER AS row RETURN row",
+      "CALL apoc.load.json('file:///etc/hostname')",
+      "CALL apoc.\x1cload.json('file:///etc/hostname') YIELD value RETURN value",
+      "MATCH (c:AwClient) RETURN apoc.text.join([c.id], ',') AS x",
+    ],
   });
 } else {
   console.warn(

@@ -17,6 +17,11 @@ export interface ContractSubject {
   cleanup(graph: GraphSource): Promise<void>;
   /** A query that runs for minutes unless stopped. */
   longQuery: string;
+  /**
+   * Queries in this engine's dialect that reach past the graph (a file, a URL, a plugin's procedure): each is
+   * refused with bad_graph_request, in a read-only run and in a run that may write.
+   */
+  outsideQueries?: readonly string[];
 }
 
 const READ: RunOptions = { timeoutMs: 20_000, maxRows: 1000, readOnly: true };
@@ -154,6 +159,18 @@ export function graphSourceContract(name: string, subject: ContractSubject): voi
       expect(err.message).toMatch(/ran past its time-out/);
       expect((await rows(graph, 'RETURN 1 AS one'))[0]!.one).toBe(1);
     }, 60_000);
+
+    it.runIf(subject.outsideQueries?.length)('refuses what reaches past the graph, however it is written, and runs a plain read', async () => {
+      for (const query of subject.outsideQueries ?? []) {
+        for (const options of [READ, WRITE]) {
+          const err = await refusal(rows(graph, query, options));
+          expect(err.key, JSON.stringify(query)).toBe('bad_graph_request');
+          expect(err.message.length).toBeGreaterThan(0);
+        }
+      }
+      expect(await rows(graph, 'MATCH (c:AwClient) RETURN count(c) AS n')).toEqual([{ n: 3 }]);
+      expect(await clients()).toEqual(['alice', 'bob', 'carol']);
+    });
 
     it('answers a syntax error with bad_graph_request and the engine\'s message', async () => {
       const err = await refusal(rows(graph, 'MATCH (n:AwClient RETURN n'));

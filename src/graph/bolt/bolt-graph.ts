@@ -2,17 +2,24 @@
  * Neo4j and Memgraph over Bolt (neo4j-driver) as a GraphSource. The time-out is the server's transaction time-out,
  * with the client closing the session shortly after as a backstop.
  *
+ * Before every run, read-only or not, the server plans the query (`EXPLAIN`, with the run's parameters, in a
+ * transaction of the run's own access mode that is rolled back) and bolt-plan.ts reads that plan against the lists
+ * of query-allow-list.ts: an operator, procedure or function not listed refuses the query (`bad_graph_request`),
+ * and so does a query the server cannot plan, with the server's message. Nothing decides by reading the query's
+ * text: Neo4j's lexer ends a `//` comment at CR and takes U+001C as a space, which a second reader gets wrong.
+ *
  * Read-only runs hold three ways: they run in a READ transaction, that transaction is never committed (always
- * rolled back, whatever the query did), and a write is refused with `write_forbidden`. On Neo4j the planner says
- * before the run (EXPLAIN's query type); Memgraph answers "rw" to every EXPLAIN, so there the run's own query type
- * and counters decide at its end, its rows having been read in a transaction that is then rolled back.
+ * rolled back, whatever the query did), and a write is refused with `write_forbidden`: before the run, by the
+ * plan's write operators (and on Neo4j its query type); on Memgraph also at the run's end by its own query type
+ * and counters, its rows having been read in a transaction that is then rolled back.
  * A run that may write is committed when its rows have all been read (the rest read and dropped past `maxRows`).
  */
 import neo4j, { type Driver, type Session } from 'neo4j-driver';
 import { GraphError, subgraphOfRows, type GraphSource, type RowStream, type RunOptions, type SubgraphAnswer, type SubgraphOptions } from '../graph-source.js';
 import type { GraphEdge, GraphNode, GraphRow } from '../items.js';
+import { checkQueryBounds } from '../query-bounds.js';
+import { explainRefusal, MEMGRAPH_PLAN_COLUMN, planKind, type ExplainAnswer } from './bolt-plan.js';
 import { boltEdge, boltNode, boltValue } from './bolt-values.js';
-import { outsideAccess } from '../outside-access.js';
 
 export interface BoltGraphOptions {
   url: string;
@@ -31,8 +38,6 @@ export class BoltGraph implements GraphSource {
   readonly vendor = 'neo4j' as const;
   readonly #driver: Driver;
   readonly #options: BoltGraphOptions;
-  /** Whether the server is Neo4j, whose EXPLAIN tells reads from writes (asked once). */
-  #plansTell: Promise<boolean> | undefined;
 
   constructor(options: BoltGraphOptions) {
     this.#options = options;
@@ -57,18 +62,17 @@ export class BoltGraph implements GraphSource {
   }
 
   async run(query: string, options: RunOptions): Promise<RowStream> {
-    // LOAD CSV and APOC's file and dynamic-query procedures reach past the graph (outside-access.ts).
-    const outside = outsideAccess(query, 'neo4j');
-    if (outside) throw new GraphError('bad_graph_request', outside);
+    checkQueryBounds(query);
     const session = this.#session(options.readOnly);
     const params = options.params ?? {};
     try {
-      const planned = options.readOnly && (await this.#plansTellWrites());
-      if (planned) await this.#refuseWrites(session, query, params);
+      const planned = await this.#refuseByPlan(session, query, params, options);
       const tx = await session.beginTransaction({ timeout: options.timeoutMs });
       const result = tx.run(query, params);
       const keys = await result.keys();
-      return new BoltRowStream(keys, result, session, tx, { ...options, checkAtEnd: options.readOnly && !planned }, (err) => this.#error(err));
+      // Memgraph's plan may not show a write a procedure or module makes: its run's own account decides too.
+      const checkAtEnd = options.readOnly && planned === 'memgraph';
+      return new BoltRowStream(keys, result, session, tx, { ...options, checkAtEnd }, (err) => this.#error(err));
     } catch (err) {
       await session.close().catch(() => undefined);
       throw this.#error(err);
@@ -76,6 +80,7 @@ export class BoltGraph implements GraphSource {
   }
 
   async subgraph(query: string, options: SubgraphOptions): Promise<SubgraphAnswer> {
+    checkQueryBounds(query);
     return subgraphOfRows(await this.run(query, options), options.maxItems);
   }
 
@@ -122,21 +127,28 @@ export class BoltGraph implements GraphSource {
     });
   }
 
-  #plansTellWrites(): Promise<boolean> {
-    this.#plansTell ??= this.#driver.getServerInfo(this.#options.database ? { database: this.#options.database } : undefined).then(
-      (info) => /^Neo4j\//i.test(info.agent ?? ''),
-      (err: unknown) => {
-        this.#plansTell = undefined;
-        throw err;
-      },
-    );
-    return this.#plansTell;
-  }
-
-  /** Asks the server's planner what the query does: anything but a read is refused before it runs. */
-  async #refuseWrites(session: Session, query: string, params: Record<string, unknown>): Promise<void> {
-    const summary = await session.run(`EXPLAIN ${query}`, params).summary();
-    if (summary.queryType !== 'r') throw new GraphError('write_forbidden', `this query writes (query type "${summary.queryType}"): only read queries may run here`);
+  /**
+   * Asks the server's planner what the query does, in a transaction of the run's access mode that is always rolled
+   * back, and throws the refusal of its plan (bolt-plan.ts). A query the server cannot plan throws the server's
+   * error (a syntax error or an unknown procedure is `bad_graph_request` with its message). Answers which server
+   * planned it.
+   */
+  async #refuseByPlan(session: Session, query: string, params: Record<string, unknown>, options: RunOptions): Promise<'neo4j' | 'memgraph' | undefined> {
+    const tx = await session.beginTransaction({ timeout: options.timeoutMs });
+    try {
+      const { records, summary } = await tx.run(`EXPLAIN ${query}`, params);
+      const keys = records[0]?.keys ?? [];
+      const answer: ExplainAnswer = {
+        summary,
+        keys: keys.map(String),
+        firstColumn: keys[0] === MEMGRAPH_PLAN_COLUMN ? records.map((record) => record.get(MEMGRAPH_PLAN_COLUMN)) : [],
+      };
+      const refusal = explainRefusal(answer, { readOnly: options.readOnly });
+      if (refusal) throw refusal;
+      return planKind(answer);
+    } finally {
+      await tx.rollback().catch(() => undefined);
+    }
   }
 
   #error(err: unknown): GraphError {

@@ -4,10 +4,14 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Readable } from 'node:stream';
 import { GraphError, type GraphSource, type IdentifiedBatch, type RowStream, type RunOptions, type SubgraphAnswer, type SubgraphOptions } from '../graph-source.js';
 import { EdgeValue, NodeValue, type GraphEdge, type GraphNode, type GraphRow } from '../items.js';
+import { checkQueryBounds } from '../query-bounds.js';
 import { ANSWER_FD, readFrames } from './answer-pipe.js';
+import { engineProcess, type EngineProcess } from './confinement.js';
 import { matchKeysOf, type RowRefs } from './row-refs.js';
 import { decodeWireRow, decodeWireValue, type ChildMessage, type ParentMessage, type WireRow } from './kuzu-protocol.js';
 
@@ -44,6 +48,10 @@ export interface EmbeddedGraphOptions {
    * a new one. Halfway from the buffer pool to the cap by default.
    */
   idleMemoryBytes?: number;
+  /** Files the process may read besides its folder (the CSV files of a `graph load`). */
+  readablePaths?: readonly string[];
+  /** Opens the process's test hook (fileAccess): tests only. */
+  testHooks?: boolean;
 }
 
 interface Waiter {
@@ -81,6 +89,7 @@ export class EmbeddedGraph implements GraphSource {
   }
 
   async run(query: string, options: RunOptions): Promise<RowStream> {
+    checkQueryBounds(query);
     const child = await this.#process();
     const id = this.#nextId++;
     const deadline = setTimeout(() => this.#hardStop(id), options.timeoutMs + (this.#options.hardStopGraceMs ?? HARD_STOP_GRACE_MS));
@@ -93,7 +102,7 @@ export class EmbeddedGraph implements GraphSource {
     this.#underWay++;
     const started = await this.#request(child, id, {
       t: 'run', id, query, params: options.params ?? {}, readOnly: options.readOnly, timeoutMs: options.timeoutMs, maxRows: options.maxRows, batchRows: BATCH_ROWS,
-      properties: options.properties ?? true,
+      properties: options.properties ?? true, threads: options.threads,
     }).catch((err: unknown) => {
       clearTimeout(deadline);
       ended();
@@ -134,12 +143,13 @@ export class EmbeddedGraph implements GraphSource {
 
   /** Made in the Kùzu process, which converts each distinct item once and hands over the answer's UTF-8 JSON. */
   async subgraph(query: string, options: SubgraphOptions): Promise<SubgraphAnswer> {
+    checkQueryBounds(query);
     const child = await this.#process();
     const id = this.#nextId++;
     const deadline = setTimeout(() => this.#hardStop(id), options.timeoutMs + (this.#options.hardStopGraceMs ?? HARD_STOP_GRACE_MS));
     try {
       const answer = await this.#counted(child, id, {
-        t: 'subgraph', id, query, params: options.params ?? {}, readOnly: options.readOnly, timeoutMs: options.timeoutMs, maxRows: options.maxRows, maxItems: options.maxItems,
+        t: 'subgraph', id, query, params: options.params ?? {}, readOnly: options.readOnly, timeoutMs: options.timeoutMs, maxRows: options.maxRows, maxItems: options.maxItems, threads: options.threads,
       });
       if (answer.t !== 'subgraph') throw new Error(`unexpected answer ${answer.t}`);
       return { nodes: answer.nodes, edges: answer.edges, truncated: answer.truncated };
@@ -162,6 +172,15 @@ export class EmbeddedGraph implements GraphSource {
     const answer = await this.#counted(child, requestId, { t: 'edge', id: requestId, edgeId: id });
     const value = answer.t === 'item' ? decodeWireValue(answer.item, answer.readAt) : undefined;
     return value instanceof EdgeValue ? value.edge : undefined;
+  }
+
+  /** The test hook (EmbeddedGraphOptions.testHooks): reads `file` and writes a file in `dir` from inside the process. */
+  async fileAccess(file: string, dir: string): Promise<{ read: string; write: string; env: string[] }> {
+    const child = await this.#process();
+    const id = this.#nextId++;
+    const answer = await this.#counted(child, id, { t: 'fileAccess', id, path: file, dir });
+    if (answer.t !== 'fileAccess') throw new Error(`unexpected answer ${answer.t}`);
+    return { read: answer.read, write: answer.write, env: answer.env };
   }
 
   async verify(): Promise<void> {
@@ -275,11 +294,19 @@ export class EmbeddedGraph implements GraphSource {
     const { folder, bufferPoolBytes } = this.#options;
     await this.#dying;
     mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const entry = new URL(import.meta.url.endsWith('.ts') ? './kuzu-process.ts' : './kuzu-process.js', import.meta.url);
-    // Running from TypeScript sources (tests, `npm run cli`), the process loads tsx first, as this one did.
-    // A service started with --cpu-prof (the benches' profiles) has its graph's process profiled too.
-    const execArgv = [...(entry.pathname.endsWith('.ts') ? ['--import', 'tsx'] : []), ...process.execArgv.filter((a) => a.startsWith('--cpu-prof'))];
-    const child = fork(entry, [`${folder}/graph`, String(bufferPoolBytes)], { serialization: 'advanced', execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc', 'pipe'] });
+    const entry = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './kuzu-process.ts' : './kuzu-process.js', import.meta.url));
+    const args = [path.join(folder, 'graph'), String(bufferPoolBytes), ...(this.#options.testHooks ? ['test-hooks'] : [])];
+    // Confined by the operating system where it can be (confinement.ts): no environment of this process's, its
+    // folder as its working directory, and under Landlock nothing of the machine's files but its folder and code.
+    let engine: EngineProcess;
+    try {
+      engine = engineProcess(folder, entry, args, this.#options.readablePaths);
+    } catch (err) {
+      throw this.#unavailable(err instanceof Error ? err.message : String(err));
+    }
+    const child = fork(engine.modulePath, engine.args, {
+      serialization: 'advanced', execArgv: engine.execArgv, env: engine.env, cwd: engine.cwd, stdio: ['ignore', 'ignore', 'pipe', 'ipc', 'pipe'],
+    });
     // Its death is told by 'exit' (every waiter fails there); an error on the process or its pipes (a write to one
     // that just died) must not be an unhandled 'error' event, which would stop this process too.
     child.on('error', () => undefined);

@@ -6,15 +6,17 @@
  * is to kill the process. The service does that when a query outlives its time-out (embedded-graph.ts), and starts
  * a new one; Kùzu's write-ahead log keeps the graph whole.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Socket } from 'node:net';
+import path from 'node:path';
 import kuzu, { type Connection, type KuzuValue, type QueryResult } from 'kuzu';
 import { ANSWER_FD, frameHeader, type SubgraphFrame } from './answer-pipe.js';
 import { Catalogue, ItemSet, nodeTableKeyParam, quoteName } from './kuzu-catalogue.js';
 import { parseEdgeId, parseNodeId } from './kuzu-ids.js';
 import type { ChildMessage, ErrorKind, ParentMessage, WireRow } from './kuzu-protocol.js';
-import { isSetting, outsideAccess } from '../outside-access.js';
+import { checkPlan, QueryRefused, refuseCrashers } from './kuzu-plan.js';
 import { nodeIdsByRef, type BatchRefs, type RowRefs } from './row-refs.js';
-import { clearStatements, preparedReadOnly } from './statement-cache.js';
+import { clearStatements, keepStatement, keptStatement } from './statement-cache.js';
 
 const send = (message: ChildMessage) => process.send!(message);
 // A subgraph's answer goes on the answer pipe (answer-pipe.ts). Its writes, like the IPC channel's, are not waited
@@ -46,6 +48,8 @@ let database: InstanceType<typeof kuzu.Database>;
 const catalogue = new Catalogue();
 const idle: Connection[] = [];
 const runs = new Map<number, Run>();
+/** Kùzu's worker threads (its default, the machine's cores), read at open: what a query is given when not told. */
+let allThreads = 1;
 
 /**
  * A batch ends early past BATCH_BYTES, so the service never holds much more than that of one query at once; a row
@@ -95,9 +99,13 @@ function single(result: QueryResult | QueryResult[]): QueryResult {
   return Array.isArray(result) ? result[0]! : result;
 }
 
+/**
+ * The API's key for one of Kùzu's messages, by the whole of its own words: a message may quote the query (a parser
+ * error does), so words of the query's ("timeout", "read only") must not decide.
+ */
 function classify(message: string): ErrorKind {
-  if (/read-only transaction|read only/i.test(message)) return 'write_forbidden';
-  if (/interrupt|timeout|timed out/i.test(message)) return 'graph_request_timeout';
+  if (/^(\w+ exception: )?Can not execute a write query inside a read-only transaction\.?$/i.test(message)) return 'write_forbidden';
+  if (/^(\w+ exception: )?Interrupted\.?$/.test(message)) return 'graph_request_timeout';
   return 'bad_graph_request';
 }
 
@@ -105,7 +113,7 @@ const OUT_OF_MEMORY = 'the query needed more memory than the embedded graph coul
 
 function fail(id: number, err: unknown): void {
   const message = err instanceof Error ? err.message : String(err);
-  const kind = classify(message);
+  const kind = err instanceof QueryRefused ? err.kind : classify(message);
   // Kùzu says only "Interrupted." (or "std::bad_alloc"): the alert's problem and the API's answer say what
   // happened, as the hard stop's and the memory cap's do.
   send({ t: 'failed', id, kind, message: kind === 'graph_request_timeout' ? 'the query ran past its time-out and was stopped' : /bad_alloc/.test(message) ? OUT_OF_MEMORY : message });
@@ -123,25 +131,33 @@ async function release(conn: Connection, readOnly: boolean): Promise<void> {
 }
 
 /** Starts a query on a connection of the pool: its result, or a failure (the connection given back). */
-async function open(message: { query: string; params: Record<string, unknown>; readOnly: boolean; timeoutMs: number }): Promise<{ conn: Connection; result: QueryResult }> {
+async function open(message: { query: string; params: Record<string, unknown>; readOnly: boolean; timeoutMs: number; threads?: number | undefined }): Promise<{ conn: Connection; result: QueryResult }> {
   const conn = await connection();
   try {
     conn.setQueryTimeout(message.timeoutMs);
-    // A setting (`CALL timeout=0`, `CALL threads=64`) is no write, but would stay on the pooled connection for the
-    // next query: only a run that may write may change one.
-    if (message.readOnly && isSetting(message.query)) throw new Error('Can not change a setting inside a read-only transaction.');
-    // Files, extensions and other databases are out of every query's reach, a write's too (outside-access.ts).
-    const outside = outsideAccess(message.query, 'embedded');
-    if (outside) throw new Error(outside);
+    // Set at every run: a pooled connection keeps the last one's (src/sources/graph-share.ts says who gets how many).
+    conn.setMaxNumThreadForExec(message.threads ?? allThreads);
     if (message.readOnly) await conn.query('BEGIN TRANSACTION READ ONLY');
+    const params = message.params as Record<string, KuzuValue>;
     // One prepared statement: Kùzu refuses several statements in one prepare, where its plain query would run
-    // them all (a write hidden after a read got through that way). A read-only run's is kept (statement-cache.ts).
-    const statement = message.readOnly ? await preparedReadOnly(conn, message.query) : await conn.prepare(message.query);
-    if (!statement.isSuccess()) throw new Error(statement.getErrorMessage());
+    // them all (a write hidden after a read got through that way). Prepared first, so a query Kùzu cannot read is
+    // answered with Kùzu's message about the query as written.
+    let statement = message.readOnly ? keptStatement(conn, message.query) : undefined;
+    const kept = statement !== undefined;
+    if (!statement) {
+      refuseCrashers(message.query);
+      statement = await conn.prepare(message.query);
+      if (!statement.isSuccess()) throw new Error(statement.getErrorMessage());
+    }
+    // What the query does is Kùzu's own plan of it, on the allow-list (kuzu-plan.ts): no file, setting, extension
+    // or other database, for anyone. A read-only run's statement is kept once its plan passed (statement-cache.ts),
+    // and a kept one run without parameters is not planned again; both go when the tables change.
+    if (!kept || Object.keys(params).length > 0) await checkPlan(conn, message.query, params, message.readOnly);
+    if (message.readOnly && !kept) keepStatement(conn, message.query, statement);
     // A run that may write may change the tables: the statements kept go, before it runs (it may fail halfway) and
     // after (a read prepared meanwhile, on another connection, saw the old tables).
     if (!message.readOnly) clearStatements();
-    const result = single(await conn.execute(statement, message.params as Record<string, KuzuValue>));
+    const result = single(await conn.execute(statement, params));
     if (!message.readOnly) {
       clearStatements();
       // Its items' ids need the new catalogue too.
@@ -150,8 +166,19 @@ async function open(message: { query: string; params: Record<string, unknown>; r
     return { conn, result };
   } catch (err) {
     await release(conn, message.readOnly);
-    throw err;
+    throw withoutPaths(err);
   }
+}
+
+/**
+ * A query's failure to reach a file (Kùzu binds LOAD FROM, COPY and EXPORT before the plan is checked, and the
+ * operating system refuses the file: confinement.ts) is told without the path or the system's words: a query may
+ * not reach files at all, and the answer must not tell which exist.
+ */
+function withoutPaths(err: unknown): unknown {
+  const message = err instanceof Error ? err.message : String(err);
+  if (!/^IO exception:/i.test(message)) return err;
+  return new QueryRefused('bad_graph_request', 'this query reaches a file outside its graph (LOAD FROM, COPY, EXPORT or IMPORT DATABASE): queries here read the graph only (load files with `alert-webhooks graph load`)');
 }
 
 /** `open`, or the run's failure sent to the service (then undefined). */
@@ -340,8 +367,10 @@ const LOOKUP_TIMEOUT_MS = 30_000;
 async function lookup(message: Extract<ParentMessage, { t: 'node' | 'edge' }>): Promise<void> {
   const conn = await connection();
   try {
-    // A pooled connection keeps the time-out its last query set, and a new one has none.
+    // A pooled connection keeps the time-out and the threads its last query set, and a new one has none.
     conn.setQueryTimeout(LOOKUP_TIMEOUT_MS);
+    // A lookup is an interactive query: one thread, as graph-share.ts gives each.
+    conn.setMaxNumThreadForExec(1);
     await conn.query('BEGIN TRANSACTION READ ONLY');
     const found = message.t === 'node' ? await findNode(conn, message.nodeId) : await findEdge(conn, message.edgeId);
     const [row] = found ? await catalogue.toWireRows(conn, [found], ['item'], true) : [];
@@ -396,6 +425,7 @@ async function load(message: Extract<ParentMessage, { t: 'load' }>): Promise<voi
   clearStatements();
   try {
     conn.setQueryTimeout(message.timeoutMs);
+    conn.setMaxNumThreadForExec(allThreads);
     await conn.query('BEGIN TRANSACTION');
     for (const statement of message.statements) {
       const result = await conn.query(statement);
@@ -412,6 +442,24 @@ async function load(message: Extract<ParentMessage, { t: 'load' }>): Promise<voi
   } finally {
     idle.push(conn);
   }
+}
+
+const testHooks = process.argv[4] === 'test-hooks';
+
+/** The test hook (kuzu-protocol.ts): what this process may read and write, as the operating system answers. */
+function fileAccess(message: Extract<ParentMessage, { t: 'fileAccess' }>): void {
+  if (!testHooks) return fail(message.id, new Error('this process has no test hook'));
+  const attempt = (act: () => void) => {
+    try {
+      act();
+      return 'ok';
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code ?? String(err);
+    }
+  };
+  const read = attempt(() => readFileSync(message.path));
+  const write = attempt(() => writeFileSync(path.join(message.dir, `written-by-kuzu-${process.pid}`), 'x'));
+  send({ t: 'fileAccess', id: message.id, read, write, env: Object.keys(process.env) });
 }
 
 // Queries run side by side, each on its own connection; the messages of one query are handled in order, so a
@@ -444,6 +492,8 @@ process.on('message', (message: ParentMessage) => {
         return lookup(message);
       case 'load':
         return load(message);
+      case 'fileAccess':
+        return fileAccess(message);
     }
   });
   chains.set(message.id, current);
@@ -457,6 +507,8 @@ try {
   database = new kuzu.Database(folder, bufferPoolBytes);
   await database.init();
   const conn = await connection();
+  const threads = await conn.query("CALL current_setting('threads') RETURN *");
+  allThreads = Math.max(1, Number((await single(threads).getAll())[0]?.threads) || 1);
   await catalogue.load(conn);
   idle.push(conn);
   send({ t: 'opened' });

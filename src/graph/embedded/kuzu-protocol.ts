@@ -50,9 +50,11 @@ export type ParentMessage =
       batchRows: number;
       /** False: nodes and edges without their properties. */
       properties: boolean;
+      /** The most of Kùzu's worker threads the query may use (RunOptions.threads): all of them when absent. */
+      threads?: number;
     }
   /** A run for its distinct nodes and edges (GraphSource.subgraph), answered in one message. */
-  | { t: 'subgraph'; id: number; query: string; params: Record<string, unknown>; readOnly: boolean; timeoutMs: number; maxRows: number; maxItems: number }
+  | { t: 'subgraph'; id: number; query: string; params: Record<string, unknown>; readOnly: boolean; timeoutMs: number; maxRows: number; maxItems: number; threads?: number }
   | { t: 'next'; id: number }
   /**
    * The next `rows` rows of a run, answered by the ids of their nodes and edges only (row-refs.ts); the process keeps
@@ -68,7 +70,12 @@ export type ParentMessage =
   | { t: 'node'; id: number; nodeId: string }
   | { t: 'edge'; id: number; edgeId: string }
   /** Statements run in one transaction: all take effect or none (the bulk loader). */
-  | { t: 'load'; id: number; statements: string[]; timeoutMs: number };
+  | { t: 'load'; id: number; statements: string[]; timeoutMs: number }
+  /**
+   * Tests only, honoured by a process started with its test hook open (EmbeddedGraphOptions.testHooks): reads
+   * `path` and writes a file in `dir` from inside the process, to show what its confinement lets through.
+   */
+  | { t: 'fileAccess'; id: number; path: string; dir: string };
 
 export type ErrorKind = 'bad_graph_request' | 'graph_request_timeout' | 'write_forbidden' | 'data_source_unavailable';
 
@@ -88,6 +95,8 @@ export type ChildMessage =
   | { t: 'subgraph'; id: number; nodes: Buffer; edges: Buffer; truncated: boolean }
   | { t: 'item'; id: number; item: WireValue; readAt: number }
   | { t: 'loaded'; id: number; results: string[] }
+  /** `read`, `write`: 'ok' or the error's code (EACCES…); `env`: the names of the process's environment variables. */
+  | { t: 'fileAccess'; id: number; read: string; write: string; env: string[] }
   | { t: 'failed'; id: number; kind: ErrorKind; message: string };
 
 export function decodeWireNode([id, label, properties]: WireNode, readAt: number): GraphNode {

@@ -3,9 +3,9 @@
  * recently used kept (alerts and the console run the same queries again and again, and a prepare is a parse, a
  * bind and a plan).
  *
- * Only statements prepared inside a read-only transaction are kept (Kùzu refuses a write's prepare there), so a
- * statement from the cache is one that a fresh prepare would have given; its execution still runs in a read-only
- * transaction, with the run's own parameters and time-out. Kùzu binds a statement to its connection (another
+ * Only statements prepared inside a read-only transaction are kept (Kùzu refuses a write's prepare there), and
+ * only once their plan passed the allow-list, so a statement from the cache is one that a fresh prepare and check
+ * would have given; its execution still runs in a read-only transaction, with the run's own parameters and time-out. Kùzu binds a statement to its connection (another
  * connection cannot execute it), hence one cache a connection. A run that may write (DDL included) or a load
  * clears every cache: a statement planned on the old tables is not kept past a change of them.
  */
@@ -17,25 +17,30 @@ export const STATEMENTS_PER_CONNECTION = 64;
 // The process's connections are pooled for its life (kuzu-process.ts), so holding them here keeps nothing extra alive.
 const caches = new Map<Connection, Map<string, PreparedStatement>>();
 
-/** The statement of `query` on `conn`, from its cache or prepared (and kept) now: throws Kùzu's message on failure. */
-export async function preparedReadOnly(conn: Connection, query: string): Promise<PreparedStatement> {
-  let cache = caches.get(conn);
-  const cached = cache?.get(query);
-  if (cached) {
+/** The statement of `query` kept on `conn`, or undefined (the most recently used is kept longest). */
+export function keptStatement(conn: Connection, query: string): PreparedStatement | undefined {
+  const cache = caches.get(conn);
+  const kept = cache?.get(query);
+  if (kept) {
     // Most recently used last: a Map keeps its keys in the order they were set.
     cache!.delete(query);
-    cache!.set(query, cached);
-    return cached;
+    cache!.set(query, kept);
   }
-  const statement = await conn.prepare(query);
-  if (!statement.isSuccess()) throw new Error(statement.getErrorMessage());
+  return kept;
+}
+
+/**
+ * Keeps `statement` of `query` on `conn`: one prepared read-only whose plan passed the allow-list (kuzu-plan.ts)
+ * on the tables as they are (a change of them clears every cache).
+ */
+export function keepStatement(conn: Connection, query: string, statement: PreparedStatement): void {
+  let cache = caches.get(conn);
   if (!cache) {
     cache = new Map();
     caches.set(conn, cache);
   }
   cache.set(query, statement);
   if (cache.size > STATEMENTS_PER_CONNECTION) cache.delete(cache.keys().next().value!);
-  return statement;
 }
 
 /** After a run that may have changed the tables: every connection prepares afresh. */
