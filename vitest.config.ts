@@ -11,8 +11,9 @@ export default defineConfig({
     reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
       { extends: true, test: { name: 'pglite', env: { TEST_DB: 'pglite' }, include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/console/**', 'test/package/**'] } },
-      // test/graph/ drives the graph engines alone, with no service database: once is enough.
-      { extends: true, test: { name: 'postgres', env: { TEST_DB: 'postgres' }, include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/console/**', 'test/graph/**', 'test/package/**'] } },
+      // test/graph/ drives the graph engines alone, with no service database: once is enough; so does the README's
+      // demo, which brings its own embedded database.
+      { extends: true, test: { name: 'postgres', env: { TEST_DB: 'postgres' }, include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/console/**', 'test/graph/**', 'test/package/**', 'test/operations/readme-demo.test.ts'] } },
       // test/package/ builds the image's steps, installs the npm package and renders the manifests: once, on PostgreSQL.
       { extends: true, test: { name: 'package', env: { TEST_DB: 'postgres' }, include: ['test/package/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 900_000 } },
       { extends: true, test: { name: 'console', env: { TEST_DB: 'pglite' }, include: ['test/console/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 180_000 } },

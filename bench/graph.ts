@@ -68,7 +68,7 @@ try {
   phase('loading the CSV files with `graph load`');
   const printed = await graphLoad(build.cli, env, SOURCE, { accounts: graph.accountsFile, transfers: graph.transfersFile });
   const loadedEdges = Number(/edges TRANSFER: ([\d,]+)/.exec(printed)?.[1]?.replaceAll(',', ''));
-  const loadSeconds = Number(/ in ([\d.]+) s /.exec(printed)?.[1]);
+  const loadSeconds = Number(/ in ([\d.]+) s\b/.exec(printed)?.[1]);
   if (loadedEdges !== PLAN.edges || !(loadSeconds > 0)) throw new Error(`graph load printed an unexpected report: ${printed}`);
 
   const ceiling = KuzuCeiling.open(dataDir, SOURCE, dir, Number(GRAPH_MEMORY_MB));

@@ -99,7 +99,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(withAccess('user', dataSourceListRoutes), { db, graphs: deps.graphs });
   const querySlots = new QuerySlots();
   await app.register(withAccess('user', graphRoutes), { db, graphs: deps.graphs, metrics: deps.metrics, slots: querySlots });
-  await app.register(alertRoutes, { db, publicBaseUrl: config.publicBaseUrl, graphs: deps.graphs, limits: config.alertLimits });
+  await app.register(alertRoutes, { db, publicBaseUrl: config.publicBaseUrl, graphs: deps.graphs, limits: config.alertLimits, slots: querySlots });
   await app.register(alertRunRoutes, { run: deps.alertRuns, kick: deps.kickAlertRuns, slots: querySlots });
   await app.register(withAccess('admin', webhookRoutes), {
     db,

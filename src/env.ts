@@ -57,8 +57,11 @@ export interface ProcessConfig {
   readonly secretsKeyPrevious: KeyObject | undefined;
   /** GRAPH_MEMORY_MB: the buffer pool of each embedded graph (Kùzu's own default is most of the machine's memory). */
   readonly graphBufferPoolBytes: number;
-  /** ALERTS_MAX_MATCHES_LIMIT, ALERTS_MAX_RUNTIME_LIMIT_MS: the most an alert may ask for (LKE's maxMatchesLimit, maxRuntimeLimit). */
-  readonly alertLimits: { maxMatches: number; maxRuntimeMs: number };
+  /**
+   * ALERTS_MAX_MATCHES_LIMIT, ALERTS_MAX_RUNTIME_LIMIT_MS: the most an alert may ask for (LKE's maxMatchesLimit,
+   * maxRuntimeLimit); ALERTS_MIN_INTERVAL_MS: the least time between two scheduled runs of an alert.
+   */
+  readonly alertLimits: { maxMatches: number; maxRuntimeMs: number; minIntervalMs: number };
 }
 
 export type TrustProxy = boolean | string[] | TrustHops;
@@ -113,6 +116,9 @@ export function readProcessConfig(env: NodeJS.ProcessEnv = process.env): Process
     alertLimits: {
       maxMatches: intFrom(env, 'ALERTS_MAX_MATCHES_LIMIT', 5000, 1, 10_000_000),
       maxRuntimeMs: intFrom(env, 'ALERTS_MAX_RUNTIME_LIMIT_MS', 600_000, 1000, 86_400_000),
+      // A minute: every 5-field CRON's finest grain. Each run is a row of history and a turn of the graph's threads;
+      // a CRON with seconds made one a second (86,400 a day) of an alert (docs/operations.md, "Alerts").
+      minIntervalMs: intFrom(env, 'ALERTS_MIN_INTERVAL_MS', 60_000, 1000, 86_400_000),
     },
   });
 }

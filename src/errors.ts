@@ -1,5 +1,6 @@
 /**
- * The closed catalogue of error keys the API answers, each with its one HTTP status (docs/api.md, Errors).
+ * The closed catalogue of error keys, each with its one HTTP status (docs/api.md, Errors): the keys the API answers,
+ * and four the code raises under a name of its own that the API answers with LKE's key instead (ANSWERED_AS).
  * Every error body is `{key, message, field?}`; the message names the field and the rule that was broken, and `field`
  * names the field alone when the error is about one (as the request spells it: `url`, `events[0].sourceKey`).
  */
@@ -7,6 +8,7 @@ export const ERROR_STATUS = {
   invalid_parameter: 400,
   dataSource_unavailable: 400,
   bad_graph_request: 400,
+  constraint_violation: 400,
   invalid_alert_query: 400,
   invalid_alert_target: 400,
   unauthorized: 401,
@@ -21,11 +23,34 @@ export const ERROR_STATUS = {
   too_many_requests: 429,
   bug: 500,
   database_unavailable: 503,
-  data_source_unavailable: 503,
+  data_source_unavailable: 400,
   graph_request_timeout: 504,
 } as const;
 
 export type ErrorKey = keyof typeof ERROR_STATUS;
+
+/**
+ * Keys answered as LKE's key for the case, at that key's status: `@linkurious/rest-client` answers an error
+ * (`isSuccess() === false`) only when its key is one the method lists and the status is under 500; any other key, or
+ * any 5xx, it throws ("Unexpected error", "Internal server error"). Its methods list `forbidden` (a write refused),
+ * `dataSource_unavailable` (a graph that does not answer, as for a source that does not exist) and, on createAlert and
+ * updateAlert, `constraint_violation` (an alert's query or target that does not fit), never our names for these. The
+ * code keeps its own names (an alert run's problems record them; a route tells a write from other refusals by them).
+ */
+export const ANSWERED_AS: Partial<Record<ErrorKey, ErrorKey>> = {
+  write_forbidden: 'forbidden',
+  data_source_unavailable: 'dataSource_unavailable',
+  invalid_alert_query: 'constraint_violation',
+  invalid_alert_target: 'constraint_violation',
+};
+
+/** The keys the API answers: the catalogue but those answered as another (ANSWERED_AS). */
+export const ANSWERED_KEYS = (Object.keys(ERROR_STATUS) as ErrorKey[]).filter((key) => !(key in ANSWERED_AS));
+
+/** The key an error is answered with (ANSWERED_AS), at that key's status. */
+export function answeredKey(key: ErrorKey): ErrorKey {
+  return ANSWERED_AS[key] ?? key;
+}
 
 export class AppError extends Error {
   readonly status: number;

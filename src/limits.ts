@@ -18,6 +18,14 @@ export const MAX_WEBHOOKS = 10_000;
 export const MAX_DELIVERIES_PER_CALL = 50_000;
 
 /**
+ * Deliveries one alert run may record (new matches × the webhooks subscribed to newCase or newMatch on its source):
+ * the same bound as a call's, for the same reason, and more: a run records in one transaction, which holds the
+ * alert's lock and, on the embedded database, its one session, so every API call waits for it. Past it the run
+ * stops recording and says so (`max_deliveries_reached`); the matches it left are new to the next run.
+ */
+export const MAX_DELIVERIES_PER_RUN = MAX_DELIVERIES_PER_CALL;
+
+/**
  * What of a receiver's answer headers each attempt keeps in its delivery's attempt log (the receiver chooses them, so
  * they are bounded like the body's first 4 KiB): at most `count` headers, each value cut at `valueChars`,
  * `totalChars` in all (names and values).

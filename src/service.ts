@@ -60,6 +60,15 @@ export interface ServiceOptions {
  */
 export async function startService(options: ServiceOptions): Promise<Service> {
   const { config, logger } = options;
+  // Each phase of the start is logged with its duration (at info), so a start that is slow says where it waited: a
+  // restart with embedded graphs and alerts once did not answer within 120 s on a loaded machine.
+  const startedAt = performance.now();
+  const phase = async <T>(name: string, work: () => Promise<T> | T): Promise<T> => {
+    const began = performance.now();
+    const value = await work();
+    logger.info({ phase: name, durationMs: Math.round(performance.now() - began) }, `start: ${name}`);
+    return value;
+  };
   // Whatever this process writes under DATA_DIR (the embedded database, embedded graphs) is its owner's alone.
   restrictNewFiles();
   const databaseKind = options.db?.kind ?? (config.databaseUrl ? 'postgres' : 'pglite');
@@ -67,11 +76,11 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   // On PostgreSQL the key comes first: without one the process stops here with the one-line message
   // (SecretsKeyError), before it opens a connection. The embedded key file lives in DATA_DIR, which opening the
   // database creates (with a clear message when it cannot) and locks against a second process.
-  let keys = databaseKind === 'postgres' ? await loadKeys() : undefined;
+  let keys = databaseKind === 'postgres' ? await phase('secrets key', loadKeys) : undefined;
   const ownsDb = !options.db;
-  const db = options.db ?? (await createDatabase({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: config.dataDir, logger }));
+  const db = options.db ?? (await phase('database opened', () => createDatabase({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: config.dataDir, logger })));
   try {
-    keys ??= await loadKeys();
+    keys ??= await phase('secrets key', loadKeys);
     const { keyring, origin, warnings } = keys;
     // Never logged: the key itself (a KeyObject, which prints nothing anyway).
     logger.info({ keyId: keyring.current.id, origin, previousKeyId: keyring.previous?.id }, 'secrets key loaded');
@@ -81,22 +90,24 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     const confinement = hostConfinement();
     if (confinement.kind === 'landlock') logger.info({ graphConfinement: `landlock-abi-${confinement.abi}` }, describeConfinement(confinement));
     else logger.warn({ graphConfinement: 'none' }, describeConfinement(confinement));
-    const applied = await migrate(db, (m) => logger.info({ migration: `${m.version}_${m.name}` }, 'migration applied'));
+    const applied = await phase('migrations', () => migrate(db, (m) => logger.info({ migration: `${m.version}_${m.name}` }, 'migration applied')));
     if (applied.length) logger.info({ count: applied.length }, 'database migrated');
     // Before anything can sign or store a secret: a process that could not open what is sealed stops here, in one
     // line, before it seals anything under its key; then the plain secrets of an older version are sealed (nothing
     // to do after the first start with a key).
-    await requireSealingKeys(db, keyring, {
-      origin,
-      advice: 'Start it with the key that sealed them, or with that key as SECRETS_KEY_PREVIOUS and then run "alert-webhooks rekey" (docs/operations.md)',
+    const sealed = await phase('webhook secrets checked', async () => {
+      await requireSealingKeys(db, keyring, {
+        origin,
+        advice: 'Start it with the key that sealed them, or with that key as SECRETS_KEY_PREVIOUS and then run "alert-webhooks rekey" (docs/operations.md)',
+      });
+      return sealPlainSecrets(db, keyring);
     });
-    const sealed = await sealPlainSecrets(db, keyring);
     if (sealed) logger.info({ webhooks: sealed, keyId: keyring.current.id }, 'webhook secrets stored in clear were sealed');
 
     // By a process that serves the API only: the generated password's file is then where the API runs (its volume,
     // its pod), not in a worker's, where no one signs in.
     if (config.role !== 'worker') {
-      const admin = await bootstrapAdmin(db, { email: config.adminEmail, password: config.adminPassword });
+      const admin = await phase('first admin', () => bootstrapAdmin(db, { email: config.adminEmail, password: config.adminPassword }));
       if (admin.generatedPassword) {
         (options.announce ?? console.log)(announceInitialPassword(config, admin.generatedPassword, logger));
       } else if (admin.created) {
@@ -108,15 +119,20 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     // is a previous process's that ended without giving it back (killed). Its deliveries go out now, not at the end
     // of its lease (95 s at the default time-out there, see CLAIM_DEPTH in delivery/worker.ts).
     if (db.kind === 'pglite') {
-      // The same for alert runs: a run claimed by the killed process is due again (it recorded nothing).
-      await db.query('UPDATE alerts SET run_owner = NULL, run_locked_until = NULL WHERE run_locked_until IS NOT NULL');
-      const released = await releaseOrphanedClaims(db);
-      if (released) logger.info({ deliveries: released }, 'claims left by a previous process released: those deliveries are due again');
+      await phase('claims of a previous process released', async () => {
+        // The same for alert runs: a run claimed by the killed process is due again (it recorded nothing).
+        await db.query('UPDATE alerts SET run_owner = NULL, run_locked_until = NULL WHERE run_locked_until IS NOT NULL');
+        const released = await releaseOrphanedClaims(db);
+        if (released) logger.info({ deliveries: released }, 'claims left by a previous process released: those deliveries are due again');
+      });
     }
 
-    const settings = await SettingsStore.open(db, logger);
-    await settings.watch();
-    const graphs = new GraphRegistry({ dataDir: config.dataDir, bufferPoolBytes: config.graphBufferPoolBytes, keyring, logger });
+    const settings = await phase('settings', async () => {
+      const store = await SettingsStore.open(db, logger);
+      await store.watch();
+      return store;
+    });
+    const graphs = new GraphRegistry({ dataDir: config.dataDir, bufferPoolBytes: config.graphBufferPoolBytes, keyring, logger, receiverPolicy: config.receiverPolicy });
     const metrics = new Metrics({
       backlog: () => readBacklog(db),
       graphs: () => graphs.health(db, GRAPH_PING_TIMEOUT_MS),
@@ -148,9 +164,15 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     };
     // Alerts run where the workers run: a ROLE=api process only answers the API.
     const alertScheduler = config.role === 'api' ? undefined : new AlertScheduler(alertRuns);
-    const app = await buildApp({ db, settings, config, logger, worker: engine.worker, keyring, schedules, metrics, graphs, alertRuns, kickAlertRuns: alertScheduler && (() => alertScheduler.kick()) });
-    await app.ready();
+    const app = await phase('API built', async () => {
+      const built = await buildApp({ db, settings, config, logger, worker: engine.worker, keyring, schedules, metrics, graphs, alertRuns, kickAlertRuns: alertScheduler && (() => alertScheduler.kick()) });
+      await built.ready();
+      return built;
+    });
+    // The embedded graphs are opened by the alert schedule's first look for due alerts, after the start (each
+    // opening is logged with its duration: GraphRegistry), and by the first request that needs one.
     alertScheduler?.start();
+    logger.info({ durationMs: Math.round(performance.now() - startedAt) }, 'start: service started');
 
     let closed = false;
     return {

@@ -4,7 +4,7 @@
  * the alert picks, typed as the alert says.
  */
 import type { IdentifiedBatch, RowStream } from '../graph/graph-source.js';
-import { EdgeValue, holdsGraphItems, NodeValue, PathValue, plainValue, type GraphRow, type GraphValue, type PropertyValue } from '../graph/items.js';
+import { byNames, EdgeValue, holdsGraphItems, NodeValue, PathValue, plainValue, type GraphRow, type GraphValue, type PropertyValue } from '../graph/items.js';
 import type { AlertColumn } from './alerts.js';
 import type { FoundMatch } from './record-matches.js';
 import { matchKey } from '../graph/match-identity.js';
@@ -28,7 +28,8 @@ function itemsOf(values: GraphValue[]): Target {
 }
 
 export function columnValues(row: GraphRow, columns: readonly AlertColumn[]): Record<string, PropertyValue> {
-  const values: Record<string, PropertyValue> = {};
+  // By the alert's column names, which may be any returned name (`__proto__` too).
+  const values = byNames<PropertyValue>();
   for (const column of columns) {
     const value = row[column.columnName] === undefined ? null : plainValue(row[column.columnName]!);
     if (value === null) values[column.columnName] = null;

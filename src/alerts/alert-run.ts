@@ -1,12 +1,15 @@
 /**
  * One run of an alert: its queries on the source's graph (read-only, its time-out, its match cap), every row a
  * match, all of them recorded in ONE transaction with their events' deliveries (record-matches.ts), together with
- * the run's record and the alert's next due time. A run is claimed with a lease (claimDueAlert, claimAlert); the
- * transaction commits only while the claim is still this process's, so a run is recorded once, even when a
- * process is killed mid-run and another does it again after the lease.
+ * the run's record and the alert's next due time. A run is claimed with a short lease (claimDueAlert, claimAlert),
+ * renewed while the run lives (run-lease.ts); the transaction commits only while the claim is still this process's,
+ * so a run is recorded once, even when a process is killed mid-run and another does it again after the lease.
  *
  * The queries are all started before the transaction opens, so the time the engine takes to answer is not spent
- * holding it: the transaction lasts as long as reading the rows and writing them.
+ * holding it: the transaction lasts as long as reading the rows and writing them. The embedded engine has an answer
+ * made when its query starts; a Bolt server makes its answer as it is read, so a stream without the engine's
+ * identified batches (a Bolt graph's) is read whole first (read-ahead.ts), and recorded after: the alert's lock, and
+ * the embedded database's one session, are never held while a Bolt server works out its answer.
  */
 import { AdvisoryLockNamespace } from '../db/advisory-locks.js';
 import type { Database, Queryable } from '../db/database.js';
@@ -15,19 +18,20 @@ import type { GraphRow } from '../graph/items.js';
 import type { Logger } from '../logger.js';
 import type { GraphRegistry } from '../sources/graph-registry.js';
 import { ALERT_THREADS } from '../sources/graph-share.js';
-import { nextRunAfter } from './alert-schedule.js';
+import { nextScheduledRun } from './alert-schedule.js';
 import { identifiedBatches, matchOfRow } from './alert-rows.js';
 import { identityOfKey, NO_MATCH, TOO_LARGE } from '../graph/match-identity.js';
 import { hashTarget, MAX_TARGET_IDS } from './target.js';
 import { alertQueries, effectiveLimits, type AlertLimits, type AlertRow, type RunProblem } from './alerts.js';
 import { recordedBefore, recordMatches, type FoundMatch } from './record-matches.js';
-import { readEventRouting } from '../outbox/enqueue.js';
+import { readEventRouting, type EventRouting } from '../outbox/enqueue.js';
 import { knownAs, type RecordedMatches } from './recorded-matches.js';
+import { readAhead, READ_AHEAD_BYTES } from './read-ahead.js';
+import { holdLease, RUN_LEASE_MS } from './run-lease.js';
+import { MAX_DELIVERIES_PER_RUN } from '../limits.js';
 
 // Matches written per statement group: bounds the memory a run holds, whatever its size.
 const BATCH = 1000;
-// The lease covers the run's time-out and this much for writing what it read.
-const LEASE_MARGIN_MS = 120_000;
 // After a run that could not reach the graph, the next try waits this long, doubling up to RETRY_MAX_MS.
 const RETRY_FIRST_MS = 30_000;
 const RETRY_MAX_MS = 3_600_000;
@@ -42,6 +46,8 @@ export interface RunDependencies {
   owner: string;
   /** The matches this process knows each alert recorded: a rerun asks the database only about the others. */
   recorded?: RecordedMatches;
+  /** The most deliveries one run records (matches × subscribed webhooks): MAX_DELIVERIES_PER_RUN unless a test says. */
+  maxDeliveries?: number;
   /** Counts runs, for the metrics. */
   onRun?: (summary: RunSummary) => void;
 }
@@ -52,8 +58,11 @@ export interface RunSummary {
   trigger: 'schedule' | 'manual';
   outcome: 'ok' | 'partial' | 'failed';
   durationMs: number;
+  /** Rows the queries answered and the run read (each counts towards maxMatches, a match or not, met before or not). */
   rowsRead: number;
+  /** Distinct matches the run found that the alert had not recorded: each recorded once, however many rows found it. */
   matchesNew: number;
+  /** Distinct matches the run found that the alert had recorded before this run. */
   matchesSeen: number;
   /** Of matchesSeen, those this process knew recorded (RecordedMatches): not looked up in the database. */
   matchesKnown: number;
@@ -64,9 +73,17 @@ export interface RunSummary {
   problems: RunProblem[];
 }
 
-export type ClaimedAlert = AlertRow & { manual: boolean };
+/**
+ * `claimed_at`: the database's clock when the run was claimed. A manual request (run_requested_at, set with the
+ * database's now()) made before it is answered by this run; one made later asks for another. Both times come from
+ * the database: a service clock behind the database's left a request never answered (the alert ran again and again),
+ * one ahead let a request made during the run go unanswered.
+ */
+export type ClaimedAlert = AlertRow & { manual: boolean; claimed_at: Date };
 
-const leaseSql = (limitMs: number) => `now() + make_interval(secs => (LEAST(COALESCE(a.timeout_ms, ${limitMs}), ${limitMs}) + ${LEASE_MARGIN_MS}) / 1000.0)`;
+/** A claim's lease: short, whatever the run's time-out, and renewed while the run lives (run-lease.ts). */
+const leaseMsOf = (limits: AlertLimits) => limits.runLeaseMs ?? RUN_LEASE_MS;
+const leaseSql = (limits: AlertLimits) => `now() + ${Math.floor(leaseMsOf(limits))} * interval '1 millisecond'`;
 
 /**
  * Claims the alert due first among those this process may run (a graph it can reach: any Bolt graph, the embedded
@@ -74,13 +91,13 @@ const leaseSql = (limitMs: number) => `now() + make_interval(secs => (LEAST(COAL
  */
 export async function claimDueAlert(db: Queryable, owner: string, embedded: readonly string[], limits: AlertLimits): Promise<ClaimedAlert | undefined> {
   const { rows } = await db.query<ClaimedAlert>(
-    `UPDATE alerts a SET run_owner = $1, run_locked_until = ${leaseSql(limits.maxRuntimeMs)}
+    `UPDATE alerts a SET run_owner = $1, run_locked_until = ${leaseSql(limits)}
      FROM (SELECT d.id, d.run_requested_at IS NOT NULL AS manual FROM alerts d JOIN data_sources s ON s.key = d.source_key
            WHERE s.graph IS NOT NULL AND (s.graph->>'vendor' <> 'embedded' OR d.source_key = ANY($2::text[]))
              AND (d.run_requested_at IS NOT NULL OR (d.enabled AND d.next_run_at <= now()))
              AND (d.run_locked_until IS NULL OR d.run_locked_until < now())
            ORDER BY LEAST(d.run_requested_at, d.next_run_at) LIMIT 1 FOR UPDATE OF d SKIP LOCKED) due
-     WHERE a.id = due.id RETURNING a.*, due.manual`,
+     WHERE a.id = due.id RETURNING a.*, due.manual, now() AS claimed_at`,
     [owner, embedded],
   );
   return rows[0];
@@ -89,8 +106,8 @@ export async function claimDueAlert(db: Queryable, owner: string, embedded: read
 /** Claims one alert to run it now (POST …/run); nothing when a run of it is under way. */
 export async function claimAlert(db: Queryable, owner: string, alertId: number, limits: AlertLimits): Promise<ClaimedAlert | undefined> {
   const { rows } = await db.query<ClaimedAlert>(
-    `UPDATE alerts a SET run_owner = $1, run_locked_until = ${leaseSql(limits.maxRuntimeMs)}
-     WHERE a.id = $2 AND (a.run_locked_until IS NULL OR a.run_locked_until < now()) RETURNING a.*, true AS manual`,
+    `UPDATE alerts a SET run_owner = $1, run_locked_until = ${leaseSql(limits)}
+     WHERE a.id = $2 AND (a.run_locked_until IS NULL OR a.run_locked_until < now()) RETURNING a.*, true AS manual, now() AS claimed_at`,
     [owner, alertId],
   );
   return rows[0];
@@ -105,8 +122,17 @@ function problemOf(err: unknown, queryId: number | undefined, partial: boolean):
   return { source: 'alertQuery', ...(queryId === undefined ? {} : { queryId }), error: { key, message }, partial: partial || key === 'graph_request_timeout' };
 }
 
-/** Runs a claimed alert to its end and records it; answers what the run did (also when it failed). */
+/** Runs a claimed alert to its end and records it, renewing its lease meanwhile; answers what the run did (also when it failed). */
 export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert): Promise<RunSummary> {
+  const lease = holdLease(deps.db, deps.owner, alert.id, leaseMsOf(deps.limits), deps.logger);
+  try {
+    return await runHeldAlert(deps, alert);
+  } finally {
+    await lease.stop();
+  }
+}
+
+async function runHeldAlert(deps: RunDependencies, alert: ClaimedAlert): Promise<RunSummary> {
   const { db, graphs, limits, logger } = deps;
   const trigger = alert.manual ? 'manual' : 'schedule';
   const startedAt = new Date();
@@ -131,7 +157,9 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
       }
       // Every worker thread of the engine but one, which stays the users' (graph-share.ts).
       try {
-        streams.push({ queryId: q.id, stream: await graph.run(q.query, { readOnly: true, timeoutMs: left, maxRows: maxMatches + 1, properties: false, threads: ALERT_THREADS }) });
+        const stream = await graph.run(q.query, { readOnly: true, timeoutMs: left, maxRows: maxMatches + 1, properties: false, threads: ALERT_THREADS });
+        // A stream without the engine's batches (Bolt) is read now, before the transaction opens (read-ahead.ts).
+        streams.push({ queryId: q.id, stream: stream.identified ? stream : await readAhead(stream, READ_AHEAD_BYTES) });
       } catch (err) {
         if (err instanceof GraphError && err.key === 'data_source_unavailable') unavailable = true;
         problems.push(problemOf(err, q.id, false));
@@ -166,6 +194,16 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
       });
       const context = { publicBaseUrl: deps.publicBaseUrl, sourceKey: alert.source_key, alert: { id: alert.id, title: current.title, description: current.description }, routing };
       let capped = false;
+      // A run records at most maxDeliveries deliveries: each new match is one event, delivered to every webhook
+      // subscribed to newCase or newMatch on the source (at most), so at most newMatchesAllowed new matches. Past
+      // them it stops: the matches not recorded are new to the next run, which records them.
+      const maxDeliveries = deps.maxDeliveries ?? MAX_DELIVERIES_PER_RUN;
+      const subscribers = subscribedWebhooks(routing, alert.source_key);
+      const newMatchesAllowed = subscribers === 0 ? Infinity : Math.floor(maxDeliveries / subscribers);
+      let deliveriesCapped = false;
+      // The matches this run met, by name (knownAs), over all its queries and batches: a row of a match met already
+      // is a row read, not another match (2 matches found by 7 rows are 2 matches). At most maxMatches of them.
+      const met = new Set<string>();
       // A batch is looked up and written while the next is read: the database's work and the graph's overlap. At
       // most one batch is under way (the transaction's statements run one at a time, and a batch's lookup must see
       // the matches the batch before it inserted), so the Kùzu process holds at most four batches (the stream asks
@@ -198,12 +236,11 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
               }
               const firstRow = summary.rowsRead + 1;
               summary.rowsRead += keys.length;
-              // The rows that may be new matches: those not known recorded, each key once per batch (a query may
-              // return a row twice). Only theirs are hashed and looked up: none in an unchanged rerun.
+              // The rows that may be new matches: the first row of each match this run meets, unless known recorded.
+              // Only theirs are hashed and looked up: none in an unchanged rerun.
               const candidates: number[] = [];
               const names: string[] = [];
-              const inBatch = new Set<string>();
-              let seenBefore = 0;
+              const metHere: string[] = [];
               let knownBefore = 0;
               for (let i = 0; i < keys.length; i++) {
                 const key = keys[i]!;
@@ -214,15 +251,18 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
                   continue;
                 }
                 const name = knownAs(key);
+                if (met.has(name)) continue;
+                met.add(name);
+                metHere.push(name);
                 if (known.has(name)) knownBefore++;
-                else if (inBatch.has(key)) seenBefore++;
                 else {
-                  inBatch.add(key);
                   candidates.push(i);
                   names.push(name);
                 }
               }
               await write(async () => {
+                // Past the deliveries' bound nothing more is recorded (the loop stops at its next batch).
+                if (deliveriesCapped) return;
                 // A long key is known by its hash (knownAs): that name is its identity already.
                 const identities = candidates.map((i, k) => (names[k] === keys[i] ? identityOfKey(keys[i]!) : names[k]!));
                 const seen = new Set(await recordedBefore(tx, alert.id, identities));
@@ -236,9 +276,11 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
                   // The graph went away (a hard stop) before the rows came: the batch is not recorded, the run partial.
                   graphFailed(err);
                   summary.rowsRead -= keys.length;
+                  // Nor are its matches met: a later row of one is its first.
+                  for (const name of metHere) met.delete(name);
                   return;
                 }
-                const found = rows.map((row, j): FoundMatch => {
+                let found = rows.map((row, j): FoundMatch => {
                   const match = matchOfRow(row, alert.target, alert.columns);
                   const hash = match && hashTarget(match.identity);
                   // The engine's identity and this process's are made by one function (match-identity.ts); a row whose
@@ -246,9 +288,15 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
                   if (!match || hash !== identities[unseen[j]!]) throw new Error(`row ${firstRow + candidates[unseen[j]!]!}: its match identity differs between the graph process and the service`);
                   return { ...match, hash };
                 });
-                summary.matchesSeen += knownBefore + seen.size + seenBefore;
+                summary.matchesSeen += knownBefore + seen.size;
                 summary.matchesKnown += knownBefore;
                 summary.rowsMoved += found.length;
+                if (summary.matchesNew + found.length > newMatchesAllowed) {
+                  found = found.slice(0, Math.max(0, newMatchesAllowed - summary.matchesNew));
+                  deliveriesCapped = true;
+                  // What this process knows recorded would now hold matches that were not: it asks the database next time.
+                  learnt = undefined;
+                }
                 if (found.length > 0) {
                   const recorded = await recordMatches(tx, context, found, 'run');
                   summary.matchesNew += recorded.matchesNew;
@@ -261,7 +309,7 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
                   if (known.size + learnt.length > recorded!.maxKeys) learnt = undefined;
                 }
               });
-              if (capped) break;
+              if (capped || deliveriesCapped) break;
             }
           } catch (err) {
             // What was read before the time-out (or the graph going away) is kept: the run is partial.
@@ -275,7 +323,7 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
             const message = `${oversized.rows} ${oversized.rows === 1 ? 'row was' : 'rows were'} not recorded (the first: row ${oversized.first}): each holds more than ${MAX_TARGET_IDS} nodes and edges, the most a match may hold`;
             problems.push({ source: 'alertQuery', queryId, error: { key: 'match_too_large', message }, partial: true });
           }
-          if (capped) break;
+          if (capped || deliveriesCapped) break;
         }
         await writing;
       } finally {
@@ -285,10 +333,16 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
       if (capped) {
         problems.push({ source: 'alert', error: { key: 'max_matches_reached', message: `the run stopped reading after ${maxMatches} rows (maxMatches: every row read counts, a match or not); the rest were not read` }, partial: true });
       }
+      if (deliveriesCapped) {
+        const message =
+          `the run recorded ${summary.matchesNew} new matches and stopped: each new match goes to up to ${subscribers} subscribed webhooks, and a run creates at most ` +
+          `${maxDeliveries} deliveries (matches × subscribed webhooks); the matches past them were not recorded, and the next run records them`;
+        problems.push({ source: 'alert', error: { key: 'max_deliveries_reached', message }, partial: true });
+      }
       // Partial: something was read, or stopped by a limit; failed: a problem and nothing read.
       summary.outcome = problems.length === 0 ? 'ok' : problems.some((p) => p.partial) || summary.rowsRead > 0 ? 'partial' : 'failed';
       summary.durationMs = Math.round(performance.now() - started);
-      await recordRun(tx, alert, startedAt, summary, nextDue(current.cron, unavailable, alert), unavailable);
+      await recordRun(tx, alert, startedAt, summary, nextDue(current.cron, unavailable, alert, startedAt, deps.limits.minIntervalMs), unavailable);
     });
   } catch (err) {
     await Promise.all(streams.map(({ stream }) => stream.close().catch(() => undefined)));
@@ -322,12 +376,20 @@ export async function runClaimedAlert(deps: RunDependencies, alert: ClaimedAlert
   return summary;
 }
 
+/** The webhooks a new match of `sourceKey` may go to: those subscribed to newCase or newMatch on it (or on every source). */
+function subscribedWebhooks(routing: EventRouting, sourceKey: string): number {
+  if (!routing.enabled) return 0;
+  const ids = new Set<number>();
+  for (const s of routing.subscriptions) if ((s.event_type === 'newCase' || s.event_type === 'newMatch') && (s.source_key === null || s.source_key === sourceKey)) ids.add(s.webhook_id);
+  return ids.size;
+}
+
 /** Records a run that failed whole, and frees its alert until its next CRON time; false when the claim was lost. */
 async function recordFailedRun(deps: RunDependencies, alert: ClaimedAlert, startedAt: Date, summary: RunSummary): Promise<boolean> {
   return deps.db.transaction(async (tx) => {
     const { rows } = await tx.query<{ run_owner: string | null; cron: string | null }>('SELECT run_owner, cron FROM alerts WHERE id = $1 FOR UPDATE', [alert.id]);
     if (!rows[0] || rows[0].run_owner !== deps.owner) return false;
-    await recordRun(tx, alert, startedAt, summary, nextDue(rows[0].cron, false, alert), false);
+    await recordRun(tx, alert, startedAt, summary, nextDue(rows[0].cron, false, alert, startedAt, deps.limits.minIntervalMs), false);
     return true;
   });
 }
@@ -345,22 +407,23 @@ async function recordRun(tx: Queryable, alert: ClaimedAlert, startedAt: Date, su
   );
   await tx.query(
     `UPDATE alerts SET run_owner = NULL, run_locked_until = NULL, last_run_at = $2, last_run_problems = $3,
-       run_requested_at = CASE WHEN run_requested_at <= $2 THEN NULL ELSE run_requested_at END,
+       run_requested_at = CASE WHEN run_requested_at <= $6 THEN NULL ELSE run_requested_at END,
        unavailable_streak = CASE WHEN $5 THEN unavailable_streak + 1 ELSE 0 END,
        next_run_at = CASE WHEN enabled AND cron IS NOT NULL THEN $4::timestamptz ELSE NULL END
      WHERE id = $1`,
-    [alert.id, startedAt, problems, nextRunAt, unavailable],
+    [alert.id, startedAt, problems, nextRunAt, unavailable, alert.claimed_at],
   );
 }
 
 /**
  * The next due time: the CRON's next after now (missed times are not made up for), or, after a run that could not
- * reach the graph, sooner: a retry that waits longer each time, never later than the CRON's next time.
+ * reach the graph, sooner: a retry that waits longer each time, never later than the CRON's next time. Either is at
+ * least `minIntervalMs` (ALERTS_MIN_INTERVAL_MS) after this run's start.
  */
-function nextDue(cron: string | null, unavailable: boolean, alert: AlertRow): Date | null {
+function nextDue(cron: string | null, unavailable: boolean, alert: AlertRow, startedAt: Date, minIntervalMs = 0): Date | null {
   const now = new Date();
-  const regular = cron ? nextRunAfter(cron, now) : null;
+  const regular = cron ? nextScheduledRun(cron, now, startedAt, minIntervalMs) : null;
   if (!unavailable) return regular;
-  const retry = new Date(now.getTime() + Math.min(RETRY_FIRST_MS * 2 ** alert.unavailable_streak, RETRY_MAX_MS));
+  const retry = new Date(Math.max(now.getTime() + Math.min(RETRY_FIRST_MS * 2 ** alert.unavailable_streak, RETRY_MAX_MS), startedAt.getTime() + minIntervalMs));
   return regular && regular < retry ? regular : retry;
 }

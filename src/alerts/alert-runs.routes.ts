@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireUser } from '../auth/authenticate.js';
-import { invalidParameter } from '../errors.js';
+import { AppError, invalidParameter } from '../errors.js';
 import { queryRefused } from '../graph/graph-source.js';
 import { Subgraph } from '../graph/items.js';
 import { errorResponses, pageOf, Paging } from '../http/schemas.js';
@@ -48,7 +48,7 @@ export const alertRunRoutes: FastifyPluginAsyncTypebox<AlertRunRoutesOptions> = 
     async (request) => {
       const { sourceKey, alertId } = request.params;
       await findAlert(db, sourceKey, alertId);
-      if ((await alertQueries(db, alertId)).length === 0) throw invalidParameter(`alert ${alertId} has no queries to run: its matches are reported with POST …/matches`);
+      if ((await alertQueries(db, alertId)).length === 0) throw new AppError('invalid_alert_query', `alert ${alertId} has no queries to run: its matches are reported with POST …/matches`, undefined, 'queries');
       if (request.body?.waitForRun) {
         const claimed = await claimAlert(db, run.owner, alertId, limits);
         if (!claimed) return { alreadyRunning: true };
@@ -115,7 +115,7 @@ export const alertRunRoutes: FastifyPluginAsyncTypebox<AlertRunRoutesOptions> = 
       const target = request.body.target;
       if (target && !stream.columns.includes(target)) {
         await stream.close();
-        throw invalidParameter(`target "${target}" is not returned by the query, which returns ${stream.columns.join(', ')}`, 'target');
+        throw new AppError('invalid_alert_target', `target "${target}" is not returned by the query, which returns ${stream.columns.join(', ')}`, undefined, 'target');
       }
       const rows = [];
       let bytes = 0;

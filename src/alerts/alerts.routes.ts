@@ -5,9 +5,10 @@ import type { Database } from '../db/database.js';
 import { noContent } from '../http/no-content.js';
 import { errorResponses, pageOf, Paging } from '../http/schemas.js';
 import type { GraphRegistry } from '../sources/graph-registry.js';
+import type { QuerySlots } from '../sources/query-slots.js';
 import { alertQueryChecker } from './alert-check.js';
 import { createAlert, deleteAlert, findAlert, listAlerts, loadAlert, updateAlert, type AlertLimits } from './alerts.js';
-import { populateCase } from './case-graph.js';
+import { CaseDrawings, MAX_CASE_GRAPH_PAGE } from './case-graph.js';
 import { applyCaseAction, CASE_ACTIONS, listCaseActions, MAX_COMMENT_LENGTH } from './case-actions.js';
 import { findCase, listCases, newestColumns, toCase } from './cases.js';
 import { MAX_ID_LENGTH, MAX_MATCHES_PER_CALL, reportMatches } from './matches.js';
@@ -21,10 +22,13 @@ export interface AlertRoutesOptions {
   publicBaseUrl: string;
   graphs: GraphRegistry;
   limits: AlertLimits;
+  /** The interactive graph queries each user has running (query-slots.ts): a case's drawing takes one. */
+  slots: QuerySlots;
 }
 
-export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async (app, { db, publicBaseUrl, graphs, limits }) => {
+export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async (app, { db, publicBaseUrl, graphs, limits, slots }) => {
   const check = alertQueryChecker(db, graphs);
+  const drawings = new CaseDrawings(db, graphs, slots);
   // Alerts
   app.post(
     '/api/admin/:sourceKey/alerts',
@@ -63,23 +67,32 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     },
   );
 
-  app.get(
-    '/api/:sourceKey/alerts',
-    {
-      config: { access: 'user' },
-      schema: {
-        operationId: 'listAlerts',
-        tags: ['alerts'],
-        summary: 'List the alerts of a data source',
-        params: Type.Object({ sourceKey: SourceKey }),
-        response: { 200: Type.Object({ items: Type.Array(AlertSchema) }), ...errorResponses(400, 401) },
+  // The alerts of a source, a page at a time (`offset`, `limit` as LKE's client sends them): for any signed-in user,
+  // and at LKE's admin path for Admins.
+  const AlertList = Type.Object({ totalCount: Type.Integer(), items: Type.Array(AlertSchema) });
+  for (const [path, access, operationId] of [
+    ['/api/:sourceKey/alerts', 'user', 'listAlerts'],
+    ['/api/admin/:sourceKey/alerts', 'admin', 'listAlertsAsAdmin'],
+  ] as const) {
+    app.get(
+      path,
+      {
+        config: { access },
+        schema: {
+          operationId,
+          tags: ['alerts'],
+          summary: 'List the alerts of a data source, oldest first, a page at a time (offset, limit), with how many there are',
+          params: Type.Object({ sourceKey: SourceKey }),
+          querystring: Type.Object(Paging),
+          response: { 200: AlertList, ...errorResponses(400, 401, ...(access === 'admin' ? [403] : [])) },
+        },
       },
-    },
-    async (request) => {
-      requireUser(request);
-      return { items: await listAlerts(db, request.params.sourceKey, limits) };
-    },
-  );
+      async (request) => {
+        requireUser(request);
+        return listAlerts(db, request.params.sourceKey, limits, pageOf(request.query));
+      },
+    );
+  }
 
   app.get(
     '/api/:sourceKey/alerts/:alertId',
@@ -169,17 +182,26 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
       schema: {
         operationId: 'getCase',
         tags: ['cases'],
-        summary: "One case; on a source with a graph, with its target's nodes and edges as the graph has them now (LKE's populated case)",
+        summary: "One case; on a source with a graph, with its target's nodes and edges as the graph has them now (LKE's populated case), a page at a time",
+        description:
+          'The drawing (`graph`) holds a page of the target\'s nodes then edges: 200 from `graphOffset` (0) unless `graphLimit` says otherwise; ' +
+          '`graphPage.nextOffset` is the next page\'s `graphOffset`. Fetching it takes one of the caller\'s graph query slots (429 when all are taken); ' +
+          'a page is kept for a minute, and fetched again as soon as the case has a new match.',
         params: CaseParams,
-        response: { 200: PopulatedCaseSchema, ...errorResponses(400, 401, 404) },
+        querystring: Type.Object({
+          graphOffset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 * MAX_TARGET_IDS, description: "where the drawing's page starts among the target's nodes then edges (ext)" })),
+          graphLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_CASE_GRAPH_PAGE, description: "how many of the target's items the drawing's page holds, 200 by default (ext)" })),
+        }),
+        response: { 200: PopulatedCaseSchema, ...errorResponses(400, 401, 404, 429) },
       },
     },
     async (request) => {
-      requireUser(request);
+      const principal = requireUser(request);
       const { sourceKey, alertId, caseId } = request.params;
       await findAlert(db, sourceKey, alertId);
       const kase = toCase(await findCase(db, alertId, caseId), publicBaseUrl);
-      return { ...kase, ...(await populateCase(db, graphs, sourceKey, kase)) };
+      const { graphOffset: offset, graphLimit: limit } = request.query;
+      return { ...kase, ...(await drawings.page(principal, sourceKey, kase, { offset, limit })) };
     },
   );
 

@@ -40,6 +40,10 @@ export interface AlertRow {
 export interface AlertLimits {
   maxMatches: number;
   maxRuntimeMs: number;
+  /** ALERTS_MIN_INTERVAL_MS: the least time between two scheduled runs of an alert (alert-schedule.ts); none when absent. */
+  minIntervalMs?: number;
+  /** How long a run's claim holds without renewal (run-lease.ts, RUN_LEASE_MS); tests shorten it. */
+  runLeaseMs?: number;
 }
 
 export interface QueryInput {
@@ -209,7 +213,7 @@ function scheduleOf(enabled: boolean, cron: string | null, queryCount: number): 
 export async function createAlert(db: Database, sourceKey: string, input: AlertInput & { title: string }, limits: AlertLimits, check: QueryChecker): Promise<Alert> {
   const title = checkTitle(input.title);
   const description = checkDescription(input.description ?? '');
-  const cron = input.cron ? checkAlertCron(input.cron) : null;
+  const cron = input.cron ? checkAlertCron(input.cron, limits.minIntervalMs) : null;
   const columns = checkColumns(input.columns ?? []);
   const target = checkTarget(input.target ?? null);
   const maxMatches = checkLimit(input.maxMatches, 'maxMatches', limits.maxMatches, 1);
@@ -249,7 +253,7 @@ export async function updateAlert(db: Database, sourceKey: string, id: number, c
   const before = await findAlert(db, sourceKey, id);
   const title = changes.title === undefined ? before.title : checkTitle(changes.title);
   const description = changes.description === undefined ? before.description : checkDescription(changes.description);
-  const cron = changes.cron === undefined ? before.cron : changes.cron ? checkAlertCron(changes.cron) : null;
+  const cron = changes.cron === undefined ? before.cron : changes.cron ? checkAlertCron(changes.cron, limits.minIntervalMs) : null;
   const columns = changes.columns === undefined ? before.columns : checkColumns(changes.columns);
   const target = changes.target === undefined ? before.target : checkTarget(changes.target);
   const maxMatches = changes.maxMatches === undefined ? before.max_matches : checkLimit(changes.maxMatches, 'maxMatches', limits.maxMatches, 1);
@@ -306,13 +310,16 @@ export async function findAlert(db: Queryable, sourceKey: string, id: number, lo
   throw notFound('alert', id);
 }
 
-export async function listAlerts(db: Queryable, sourceKey: string, limits: AlertLimits): Promise<Alert[]> {
+/**
+ * One page of the alerts of a data source, oldest first, and how many it has: `offset` and `limit` as LKE's client
+ * sends them (query parameters), the limit bounded by the route (MAX_PAGE_SIZE).
+ */
+export async function listAlerts(db: Queryable, sourceKey: string, limits: AlertLimits, page: { offset: number; limit: number }): Promise<{ totalCount: number; items: Alert[] }> {
   await requireDataSources(db, [sourceKey]);
-  const { rows } = await db.query<AlertRow>('SELECT * FROM alerts WHERE source_key = $1 ORDER BY id', [sourceKey]);
-  const queries = await db.query<QueryRow & { alert_id: number }>(
-    'SELECT q.* FROM alert_queries q JOIN alerts a ON a.id = q.alert_id WHERE a.source_key = $1 ORDER BY q.id',
-    [sourceKey],
-  );
+  const { rows } = await db.query<AlertRow>('SELECT * FROM alerts WHERE source_key = $1 ORDER BY id OFFSET $2 LIMIT $3', [sourceKey, page.offset, page.limit]);
+  const total = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM alerts WHERE source_key = $1', [sourceKey]);
+  const ids = rows.map((row) => row.id);
+  const queries = await db.query<QueryRow & { alert_id: number }>('SELECT * FROM alert_queries WHERE alert_id = ANY($1::int[]) ORDER BY id', [ids]);
   const byAlert = new Map<number, AlertQuery[]>();
   for (const q of queries.rows) {
     const list = byAlert.get(q.alert_id) ?? [];
@@ -321,7 +328,6 @@ export async function listAlerts(db: Queryable, sourceKey: string, limits: Alert
   }
   // The list shows the last run of each alert (in `runs`, its only one; the history is on GET one) and how many
   // cases it has in each status: one statement each for all the alerts, each bounded by an index per alert.
-  const ids = rows.map((row) => row.id);
   const lastRuns = await db.query<RunRow>(
     `SELECT r.* FROM unnest($1::int[]) AS a(id)
      CROSS JOIN LATERAL (SELECT * FROM alert_runs WHERE alert_id = a.id ORDER BY id DESC LIMIT 1) r`,
@@ -334,10 +340,11 @@ export async function listAlerts(db: Queryable, sourceKey: string, limits: Alert
   );
   const countsOf = new Map(ids.map((id) => [id, { unconfirmed: 0, confirmed: 0, dismissed: 0, 'in-progress': 0 } as Record<CaseStatus, number>]));
   for (const row of counts.rows) countsOf.get(row.alert_id)![row.status] = row.count;
-  return rows.map((row) => {
+  const items = rows.map((row) => {
     const run = lastRunOf.get(row.id);
     return { ...toAlert(row, byAlert.get(row.id) ?? [], run ? [run] : [], limits), caseCounts: countsOf.get(row.id)! };
   });
+  return { totalCount: total.rows[0]?.count ?? 0, items };
 }
 
 export async function deleteAlert(db: Queryable, sourceKey: string, id: number): Promise<void> {

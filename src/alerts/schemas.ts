@@ -50,11 +50,11 @@ export const AlertRunSchema = Type.Object(
     outcome: Type.Enum(['ok', 'partial', 'failed']),
     startedAt: Timestamp,
     durationMs: Type.Integer(),
-    rowsRead: Type.Integer(),
-    matchesNew: Type.Integer(),
-    matchesSeen: Type.Integer(),
-    casesOpened: Type.Integer(),
-    eventsEmitted: Type.Integer(),
+    rowsRead: Type.Integer({ description: 'rows the queries answered and the run read: each counts towards maxMatches, a match or not, new or not' }),
+    matchesNew: Type.Integer({ description: 'distinct matches found that the alert had not recorded: each recorded once, however many rows found it' }),
+    matchesSeen: Type.Integer({ description: 'distinct matches found that the alert had recorded before this run' }),
+    casesOpened: Type.Integer({ description: 'cases the new matches opened (a new target)' }),
+    eventsEmitted: Type.Integer({ description: 'events recorded for the new matches (newCase, newMatch), each delivered to the webhooks subscribed to it' }),
     problems: Type.Array(ProblemSchema),
   },
   { $id: 'AlertRun', description: 'One run of an alert (ext)' },
@@ -170,7 +170,18 @@ export const CaseActionSchema = Type.Object({
 
 export const PopulatedCaseSchema = Type.Object({
   ...CaseSchema.properties,
-  graph: Type.Optional(Type.Object({ nodes: Type.Array(GraphNodeSchema), edges: Type.Array(GraphEdgeSchema) }, { description: "the target's nodes and edges with their data, when the graph answers" })),
+  graph: Type.Optional(Type.Object({ nodes: Type.Array(GraphNodeSchema), edges: Type.Array(GraphEdgeSchema) }, { description: "a page of the target's nodes and edges with their data (graphPage), when the graph answers" })),
+  graphPage: Type.Optional(
+    Type.Object(
+      {
+        offset: Type.Integer(),
+        limit: Type.Integer(),
+        total: Type.Integer({ description: "the target's nodes and edges, all pages together" }),
+        nextOffset: Type.Union([Type.Integer(), Type.Null()], { description: "the next page's graphOffset; null after the last" }),
+      },
+      { description: "which of the target's nodes then edges `graph` holds (ext)" },
+    ),
+  ),
   graphProblem: Type.Optional(Type.Object({ key: Type.String(), message: Type.String() }, { description: 'why `graph` is missing' })),
 });
 

@@ -22,9 +22,11 @@ export async function serve(): Promise<void> {
     service = await startService({ config, logger });
     closers.push(() => service!.close());
     if (config.role !== 'worker') {
+      const began = performance.now();
       address = await service.app.listen({ port: config.port, host: config.host }).catch((err: unknown) => {
         throw listenFailure(err, 'PORT', config.host, config.port);
       });
+      logger.info({ phase: 'listening', durationMs: Math.round(performance.now() - began) }, 'start: listening');
     } else if (config.metricsPort !== 0) {
       const running = service;
       const operations = await startOperationsServer({
@@ -52,6 +54,8 @@ export async function serve(): Promise<void> {
       health: operationsAddress,
       database: config.databaseUrl ? redactUrl(config.databaseUrl) : `embedded (${config.dataDir})`,
       role: config.role,
+      // Since the process started (Node's own start and the modules' loading included): the phases are logged above.
+      startMs: Math.round(process.uptime() * 1000),
     },
     config.role === 'worker' ? 'alert-webhooks worker is running' : 'alert-webhooks is serving',
   );

@@ -104,6 +104,8 @@ export interface DatabaseOptions {
   poolSize?: number | undefined;
   /** Where lost connections and failed clean-ups are told (at warn; nothing else). Default: nowhere. */
   logger?: Logger | undefined;
+  /** PostgreSQL: how long opening a connection may take before it fails; default DEFAULT_CONNECT_TIMEOUT_MS (10 s). */
+  connectTimeoutMs?: number | undefined;
 }
 
 export async function createDatabase(options: DatabaseOptions): Promise<Database> {
@@ -112,7 +114,7 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
     if (!isPostgresUrl(options.databaseUrl)) {
       throw new Error('DATABASE_URL must be a postgres:// URL (or unset for the embedded database)');
     }
-    const pool = new PostgresPool(options.databaseUrl, options.poolSize ?? DEFAULT_POOL_SIZE, log);
+    const pool = new PostgresPool(options.databaseUrl, options.poolSize ?? DEFAULT_POOL_SIZE, log, options.connectTimeoutMs);
     return sessionDatabase(
       'postgres',
       pool,

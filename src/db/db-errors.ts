@@ -28,14 +28,31 @@ const UNREACHABLE_MESSAGES = [
   'Client was closed and is not queryable',
 ];
 
+const CONNECTION_FAILED = Symbol('connection failed');
+
 /**
- * Whether `err` says the database is away rather than that a statement was wrong: it cannot be reached (refused,
- * reset, timed out), the server is shutting down or starting (SQLSTATE 57P01-57P03), its connection failed (class
- * 08), it lacks resources such as disk space (class 53: 53100 disk full) or its files fail (class 58), or the
- * embedded database's thread stopped. Such a failure passes by itself; a caller is told to try again later.
+ * Marks `err` as a failure to obtain a connection, and returns it. Whatever it says, the database is away for the
+ * caller: the server refused the session (55000 "not currently accepting connections" after ALLOW_CONNECTIONS false,
+ * 3D000 a database that does not exist, 53300 too many clients, 57P03 starting up, 28xxx), the TCP connection was
+ * refused, reset or timed out, TLS failed, or what answered does not speak PostgreSQL. No statement ran, so nothing
+ * about it was wrong; reading the error's code alone missed 55000 and 3D000 (a 500 `bug` with a stack per call).
+ */
+export function connectionFailed(err: unknown): Error {
+  const error = err instanceof Error ? err : new Error(String(err));
+  if (!Object.hasOwn(error, CONNECTION_FAILED)) Object.defineProperty(error, CONNECTION_FAILED, { value: true });
+  return error;
+}
+
+/**
+ * Whether `err` says the database is away rather than that a statement was wrong: no connection could be had
+ * (connectionFailed), it cannot be reached (refused, reset, timed out), the server is shutting down or starting
+ * (SQLSTATE 57P01-57P03), its connection failed (class 08), it lacks resources such as connections or disk space
+ * (class 53: 53300 too many clients, 53100 disk full) or its files fail (class 58), or the embedded database's
+ * thread stopped. Such a failure passes by itself; a caller is told to try again later.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
+  if ((err as { [CONNECTION_FAILED]?: boolean })[CONNECTION_FAILED] === true) return true;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (UNREACHABLE_CODES.has(code)) return true;

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../logger.js';
-import { describeDbError } from './db-errors.js';
+import { connectionFailed, describeDbError } from './db-errors.js';
 import type { Session } from './embedded-pool.js';
 import type { NamedStatement, StatementResult } from './embedded-protocol.js';
 import type { DatabaseHealth } from './health.js';
@@ -12,6 +12,11 @@ const KEEPALIVE_DELAY_MS = 10_000;
 // waiting for it gives up after HEALTH_CONNECT_MS (checks of a database that swallows packets do not pile up).
 const HEALTH_IDLE_MS = 60_000;
 const HEALTH_CONNECT_MS = 5_000;
+/**
+ * How long opening a connection may take (TCP, TLS, the server's answer to the startup message) before it fails: a
+ * server that accepts and never answers would otherwise hold every call that needs a new connection for ever.
+ */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /** pg's form of a statement: with a name, pg prepares it once per connection and then sends Bind/Execute only. */
 function queryConfig(statement: string | NamedStatement, values: unknown[] | undefined): pg.QueryConfig {
@@ -36,9 +41,17 @@ export class PostgresPool {
     connectionString: string,
     poolSize: number,
     private readonly log: Logger,
+    connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS,
   ) {
     const common = { connectionString, types: typeParsers, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS };
-    this.#pool = new pg.Pool({ ...common, max: poolSize });
+    // The time-out is each new connection's own (pg.Client's option): the pool's option of the same name would also
+    // bound the wait for a free connection while all are busy, which is load, not an outage.
+    class TimedClient extends pg.Client {
+      constructor(config?: pg.ClientConfig) {
+        super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
+      }
+    }
+    this.#pool = new pg.Pool({ ...common, max: poolSize, Client: TimedClient });
     this.#healthPool = new pg.Pool({ ...common, max: 1, idleTimeoutMillis: HEALTH_IDLE_MS, connectionTimeoutMillis: HEALTH_CONNECT_MS });
     // An idle connection lost (a server restart): the pool drops it, and the next query opens another.
     for (const pool of [this.#pool, this.#healthPool]) {
@@ -47,15 +60,33 @@ export class PostgresPool {
     this.listener = new PostgresListener(connectionString, log);
   }
 
-  /** One statement on any connection (pg.Pool handles a client's error while it runs). */
+  /**
+   * One statement on any connection. Not pg.Pool's query, which opens a connection too but fails the same way
+   * whether the connection or the statement failed; like it, a connection whose statement failed is discarded.
+   */
   async query(statement: string | NamedStatement, params?: unknown[]): Promise<StatementResult> {
-    const result = await this.#pool.query(queryConfig(statement, params));
-    return { rows: result.rows as Record<string, unknown>[], rowCount: result.rowCount, command: result.command };
+    const session = await this.connect();
+    try {
+      const result = await session.query(statement, params);
+      session.release();
+      return result;
+    } catch (err) {
+      session.release(err instanceof Error ? err : new Error(String(err)));
+      throw err;
+    }
   }
 
-  /** A connection of one's own; a loss while it is held fails its statements, and it is discarded on release. */
+  /**
+   * A connection of one's own; a loss while it is held fails its statements, and it is discarded on release. Not
+   * getting one at all is the database being away, whatever the error says (connectionFailed).
+   */
   async connect(): Promise<Session> {
-    const client = await this.#pool.connect();
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (err) {
+      throw connectionFailed(err);
+    }
     let lost: Error | undefined;
     // Checked out, the client has no listener of the pool's: a loss between two statements (while the caller
     // works between them) would emit 'error' on it unhandled.

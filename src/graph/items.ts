@@ -46,8 +46,17 @@ export class PathValue {
   constructor(readonly path: GraphPath) {}
 }
 
-/** A result row: column name → value, in the query's column order. */
+/** A result row: column name → value, in the query's column order. Made with byNames: a column may be `__proto__`. */
 export type GraphRow = Record<string, GraphValue>;
+
+/**
+ * An empty object without a prototype, for keys that are the query's or the data's own names (columns, properties,
+ * map keys): on a plain `{}`, `row["__proto__"] = value` sets the object's prototype (or does nothing) instead of
+ * adding the key, and `row["constructor"]` reads Object's.
+ */
+export function byNames<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
 
 export function graphNode(id: string, categories: string[], properties: Record<string, PropertyValue>, readAt: number): GraphNode {
   return { id, data: { categories, properties, readAt, isVirtual: false, geo: {} } };

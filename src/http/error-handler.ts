@@ -4,7 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isDatabaseUnavailable } from '../db/db-errors.js';
 import { OutageWarning } from '../db/outage-warning.js';
 import type { Logger } from '../logger.js';
-import { AppError } from '../errors.js';
+import { AppError, answeredKey } from '../errors.js';
 
 /**
  * The one place errors become answers: `{key, message}` with the catalogue's status. Framework errors
@@ -27,7 +27,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.status(503).send({ key: 'database_unavailable', message: `the database is unavailable right now: try again in ${DATABASE_RETRY_AFTER_SECONDS} seconds` });
     }
     if (error instanceof AppError) {
-      return reply.status(error.status).send({ key: error.key, message: error.message, ...(error.field === undefined ? {} : { field: error.field }) });
+      return reply.status(error.status).send({ key: answeredKey(error.key), message: error.message, ...(error.field === undefined ? {} : { field: error.field }) });
     }
     if (error.validation) {
       const { field } = error as { field?: string };

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { ERROR_STATUS, type ErrorKey } from '../errors.js';
+import { ANSWERED_KEYS } from '../errors.js';
 
 /**
  * Shapes of no one domain, shared by the route files of many. A shape shared by the route files of one domain
@@ -12,7 +12,7 @@ import { ERROR_STATUS, type ErrorKey } from '../errors.js';
  */
 export const ErrorBody = Type.Object(
   {
-    key: Type.Enum(Object.keys(ERROR_STATUS) as ErrorKey[], { description: 'what went wrong, from the closed catalogue of error keys' }),
+    key: Type.Enum(ANSWERED_KEYS, { description: 'what went wrong, from the closed catalogue of error keys' }),
     message: Type.String({ description: 'for people: names the field and the rule that was broken' }),
     field: Type.Optional(Type.String({ description: 'the field the error is about, as the request spells it (url, events[0].sourceKey, webhooks.requestTimeoutMs)' })),
   },

@@ -19,6 +19,8 @@ export const WebhookSettingsSchema = Type.Object(
     cleanupFrequency: Type.Unsafe<Schedule>(Type.String()),
     deliveryRetentionDelayMs: Type.Integer(),
     failedDeliveryRetentionDelayMs: Type.Integer(),
+    // Alert runs older than this are removed on cleanupFrequency, but the newest ALERT_RUNS_KEPT of each alert.
+    alertRunRetentionDelayMs: Type.Integer(),
     requestTimeoutMs: Type.Integer(),
     retryScheduleMs: Type.Array(Type.Integer()),
     // A webhook whose deliveries have all failed for this long (at least one ended `failed`, none sent) is disabled

@@ -14,13 +14,22 @@ import type { Logger } from '../logger.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { openSecret } from '../secrets/secret-box.js';
 import type { StoredGraph } from './graph-settings.js';
+import type { ReceiverPolicy } from '../network/receiver-policy.js';
+import type { AddressResolver } from '../network/guarded-connector.js';
 
 /** Where the embedded graph of `sourceKey` keeps its files (a key's characters are safe in a path). */
 export function embeddedGraphFolder(dataDir: string, sourceKey: string): string {
   return path.join(dataDir, 'graphs', sourceKey);
 }
 
-const RETRY_OPEN_MS = 30_000;
+/**
+ * How soon a graph this process could not open (another process held it) is tried again by the alert schedule: a
+ * process takes over an embedded graph within this and the time to open it (about 1 s) of its holder's death (the
+ * holder's Kùzu process exits within 0.5 s of it): 7–7.7 s measured (test/alerts/alert-run-lease.test.ts); 30 s made
+ * it 30–32 s. Each try starts a Kùzu process that finds the folder locked and exits: 0.7–0.9 s and about 0.35 s of
+ * CPU each, measured on 2 cores, so a graph held elsewhere costs a process that cannot open it about 7% of a core.
+ */
+export const RETRY_OPEN_MS = 5_000;
 // Read at every graph query and every alert run (a source's graph may change through any process): a named
 // statement, parsed and planned once per connection.
 const SOURCE_GRAPH = namedStatement('source_graph_v1', 'SELECT graph, graph_password_sealed, updated_at::text AS version FROM data_sources WHERE key = $1');
@@ -30,6 +39,10 @@ export interface GraphRegistryOptions {
   bufferPoolBytes: number;
   keyring: Keyring;
   logger: Logger;
+  /** Where Bolt graphs' connections may go: the receivers' policy (RECEIVER_*); the default policy when unset. */
+  receiverPolicy?: ReceiverPolicy | undefined;
+  /** Where Bolt graphs' host names are resolved; dns.lookup unless a test maps a name of its own. */
+  resolve?: AddressResolver | undefined;
 }
 
 interface Entry {
@@ -80,7 +93,8 @@ export class GraphRegistry {
     if (settings.vendor === 'embedded') {
       return new EmbeddedGraph({ folder: this.embeddedFolder(sourceKey), bufferPoolBytes: this.#options.bufferPoolBytes, label });
     }
-    return new BoltGraph({ url: settings.url, user: settings.user, password: password ?? '', database: settings.database, label });
+    const { receiverPolicy: policy, resolve, logger } = this.#options;
+    return new BoltGraph({ url: settings.url, user: settings.user, password: password ?? '', database: settings.database, label, policy, resolve, logger });
   }
 
   /**
@@ -207,8 +221,13 @@ export class GraphRegistry {
     await this.forget(sourceKey);
     const password = sealedPassword ? openSecret(sealedPassword, this.#options.keyring) : undefined;
     const graph = this.connect(sourceKey, settings, password);
+    const began = performance.now();
     try {
-      if (graph instanceof EmbeddedGraph) await graph.open();
+      if (graph instanceof EmbeddedGraph) {
+        await graph.open();
+        // Its Kùzu process started and read its catalogue: what a start with many graphs waits for (docs/operations.md).
+        this.#options.logger.info({ sourceKey, durationMs: Math.round(performance.now() - began) }, 'embedded graph opened');
+      }
     } catch (err) {
       await graph.close();
       if (!this.#failing.has(sourceKey)) this.#options.logger.warn({ sourceKey, reason: err instanceof Error ? err.message : String(err) }, 'graph not opened');

@@ -38,7 +38,7 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
         summary: 'Run a Cypher query on the graph of a data source: the nodes and edges it returns',
         description:
           'Read queries for any signed-in user; a write (CREATE, MERGE, SET, DELETE, COPY, DDL…) only for Admins, on a graph ' +
-          'whose settings allow writes (403 write_forbidden otherwise). `limit` bounds the rows read.',
+          'whose settings allow writes (403 forbidden otherwise). `limit` bounds the rows read.',
         params: Type.Object({ sourceKey: SourceKey }),
         body: RunQueryBody,
         response: { 200: RunQueryAnswer, ...errorResponses(400, 401, 403, 429, 503, 504) },
@@ -98,27 +98,81 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
     }
   }
 
+  // A lookup may scan a table (an id that is no key): it holds one of the caller's query slots, as a query does.
+  const lookUp = <T>(principal: Principal, sourceKey: string, find: (graph: GraphSource) => Promise<T>) =>
+    slots.hold(principal, sourceKey, async () => find((await graphs.require(db, sourceKey)).graph));
+  const nodeOf = async (graph: GraphSource, id: string) => {
+    const node = await graph.node(id);
+    if (!node) throw notFound('node', id);
+    return node;
+  };
+  const edgeOf = async (graph: GraphSource, id: string) => {
+    const edge = await graph.edge(id);
+    if (!edge) throw notFound('edge', id);
+    return edge;
+  };
+
   app.get(
     '/api/:sourceKey/graph/nodes/:id',
     { schema: { operationId: 'getNode', tags: ['graph'], summary: 'One node of the graph', params: ItemParams, response: { 200: GraphNodeSchema, ...errorResponses(400, 401, 404, 429, 503) } } },
-    // A lookup may scan a table (an id that is no key): it holds one of the caller's query slots, as a query does.
-    async (request) => slots.hold(requireUser(request), request.params.sourceKey, async () => {
-      const { graph } = await graphs.require(db, request.params.sourceKey);
-      const node = await graph.node(request.params.id);
-      if (!node) throw notFound('node', request.params.id);
-      return node;
-    }),
+    async (request) => lookUp(requireUser(request), request.params.sourceKey, (graph) => nodeOf(graph, request.params.id)),
   );
 
   app.get(
     '/api/:sourceKey/graph/edges/:id',
     { schema: { operationId: 'getEdge', tags: ['graph'], summary: 'One edge of the graph', params: ItemParams, response: { 200: GraphEdgeSchema, ...errorResponses(400, 401, 404, 429, 503) } } },
-    // A lookup may scan a table (an id that is no key): it holds one of the caller's query slots, as a query does.
-    async (request) => slots.hold(requireUser(request), request.params.sourceKey, async () => {
-      const { graph } = await graphs.require(db, request.params.sourceKey);
-      const edge = await graph.edge(request.params.id);
-      if (!edge) throw notFound('edge', request.params.id);
-      return edge;
+    async (request) => lookUp(requireUser(request), request.params.sourceKey, (graph) => edgeOf(graph, request.params.id)),
+  );
+
+  // What @linkurious/rest-client's graphNode.getNode and graphEdge.getEdge send: a POST, whose body may carry LKE's
+  // edgesTo, withDigest and withDegree (taken and left unused: items here have no digest or degree), answered as LKE
+  // answers it, a subgraph: the node alone; the edge with its two ends (an end the graph no longer has is left out).
+  const LookupBody = Type.Optional(
+    Type.Object({
+      edgesTo: Type.Optional(Type.Array(Type.String({ maxLength: 1024 }), { maxItems: 1000 })),
+      withDigest: Type.Optional(Type.Boolean()),
+      withDegree: Type.Optional(Type.Boolean()),
     }),
+  );
+  const LookupAnswer = Type.Object({ nodes: Type.Array(GraphNodeSchema), edges: Type.Array(GraphEdgeSchema) });
+
+  app.post(
+    '/api/:sourceKey/graph/nodes/:id',
+    {
+      schema: {
+        operationId: 'getNodeSubgraph',
+        tags: ['graph'],
+        summary: "One node of the graph, as LKE's getNode asks for it: a subgraph of that node alone",
+        params: ItemParams,
+        body: LookupBody,
+        response: { 200: LookupAnswer, ...errorResponses(400, 401, 404, 429, 503) },
+      },
+    },
+    async (request) => lookUp(requireUser(request), request.params.sourceKey, async (graph) => ({ nodes: [await nodeOf(graph, request.params.id)], edges: [] })),
+  );
+
+  app.post(
+    '/api/:sourceKey/graph/edges/:id',
+    {
+      schema: {
+        operationId: 'getEdgeSubgraph',
+        tags: ['graph'],
+        summary: "One edge of the graph, as LKE's getEdge asks for it: a subgraph of the edge and its two ends",
+        params: ItemParams,
+        body: LookupBody,
+        response: { 200: LookupAnswer, ...errorResponses(400, 401, 404, 429, 503) },
+      },
+    },
+    async (request) =>
+      lookUp(requireUser(request), request.params.sourceKey, async (graph) => {
+        const edge = await edgeOf(graph, request.params.id);
+        // One lookup after the other: the caller's slot is one query at a time.
+        const nodes = [];
+        for (const id of new Set([edge.data.source, edge.data.target])) {
+          const node = await graph.node(id);
+          if (node) nodes.push(node);
+        }
+        return { nodes, edges: [edge] };
+      }),
   );
 };

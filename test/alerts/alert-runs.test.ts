@@ -17,7 +17,8 @@ async function write(admin: ApiClient, ...queries: string[]): Promise<void> {
 }
 
 describe('alerts that run: Cypher on the graph, matches into cases, events without repeats', () => {
-  const t = useTestService();
+  // A CRON of every second below: the least interval between runs (ALERTS_MIN_INTERVAL_MS) lowered to allow it.
+  const t = useTestService({ env: { ALERTS_MIN_INTERVAL_MS: '1000' } });
   let webhook: number;
   let alertId: number;
 
@@ -84,13 +85,13 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
       expect(answer.body.message).toMatch(message);
       expect(answer.body.field).toBe(field);
     };
-    await bad({ queries: [{ name: 'q', query: SHARED_PHONE }, { name: 'r', query: 'MATCH (a:Client RETURN a' }] }, 'invalid_alert_query', /queries\[1\] \("r"\)/, 'queries[1].query');
-    await bad({ queries: [{ name: 'q', query: "CREATE (:Client {id: 'x'})" }] }, 'invalid_alert_query', /may only read/, 'queries[0].query');
+    await bad({ queries: [{ name: 'q', query: SHARED_PHONE }, { name: 'r', query: 'MATCH (a:Client RETURN a' }] }, 'constraint_violation', /queries\[1\] \("r"\)/, 'queries[1].query');
+    await bad({ queries: [{ name: 'q', query: "CREATE (:Client {id: 'x'})" }] }, 'constraint_violation', /may only read/, 'queries[0].query');
     // A first row over the size a row may hold: the query's fault too, said as such.
-    await bad({ queries: [{ name: 'q', query: "MATCH (c:Client) RETURN c, repeat('x', 17000000) AS s LIMIT 1" }] }, 'invalid_alert_query', /queries\[0\] \("q"\): row 1 of the answer holds about 16 MB, over the 16 MB/, 'queries[0].query');
+    await bad({ queries: [{ name: 'q', query: "MATCH (c:Client) RETURN c, repeat('x', 17000000) AS s LIMIT 1" }] }, 'constraint_violation', /queries\[0\] \("q"\): row 1 of the answer holds about 16 MB, over the 16 MB/, 'queries[0].query');
     await bad({ queries: [{ name: ' ', query: SHARED_PHONE }] }, 'invalid_parameter', /queries\[0\]\.name must be 1 to/, 'queries[0].name');
-    await bad({ target: 'nope' }, 'invalid_alert_target', /target "nope" is not returned/, 'target');
-    await bad({ target: 'phone' }, 'invalid_alert_target', /holds no node/, 'target');
+    await bad({ target: 'nope' }, 'constraint_violation', /target "nope" is not returned/, 'target');
+    await bad({ target: 'phone' }, 'constraint_violation', /holds no node/, 'target');
     await bad({ columns: [{ type: 'number', columnTitle: 'X', columnName: 'x' }] }, 'invalid_parameter', /columns\[0\]\.columnName "x" is not returned/, 'columns[0].columnName');
     await bad({ cron: '0 0 31 2 *' }, 'invalid_parameter', /never fires/, 'cron');
     await bad({ maxMatches: 5001 }, 'invalid_parameter', /maxMatches must be an integer from 1 to 5000/, 'maxMatches');
@@ -304,7 +305,7 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     expect(broken.status).toBe(400);
     expect(broken.body).toMatchObject({ key: 'bad_graph_request', field: 'query' });
     const missing = await t.admin.post('/api/fraud/graph/alertPreview', { query: SHARED_PHONE, target: 'nope' });
-    expect(missing.body).toMatchObject({ key: 'invalid_parameter', field: 'target' });
+    expect(missing.body).toMatchObject({ key: 'constraint_violation', field: 'target' });
     // Rows of a megabyte each: the answer stops past 8 MB, refused with the rule, not held whole.
     const large = await analystPreview({ query: "UNWIND range(1, 20) AS i RETURN i, repeat('x', 1000000) AS big", columns: [{ type: 'string', columnTitle: 'Big', columnName: 'big' }], limit: 20 });
     expect(large.status).toBe(400);
@@ -360,6 +361,26 @@ describe('alerts that run: Cypher on the graph, matches into cases, events witho
     const run = async () => runClaimedAlert(runs, (await claimAlert(t.db, runs.owner, created.body.id, runs.limits))!);
     expect(await run()).toMatchObject({ outcome: 'ok', matchesNew: 1, rowsMoved: 1, events: 1 });
     expect(await run()).toMatchObject({ outcome: 'ok', matchesNew: 0, matchesSeen: 1, matchesKnown: 1, rowsMoved: 0, events: 0 });
+  });
+
+  it('counts matches, not rows: 2 matches found by 2,401 rows, over three batches and two queries, are 2', async () => {
+    const created = await t.admin.post('/api/admin/fraud/alerts', {
+      title: 'Phones again and again',
+      queries: [
+        { name: 'each phone 1,200 times', query: "MATCH (p:Phone) WHERE p.number IN ['555', '777'] UNWIND range(1, 1200) AS i RETURN p" },
+        { name: 'one phone once more', query: "MATCH (p:Phone {number: '555'}) RETURN p" },
+      ],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as number;
+    const first = await runNow(id);
+    expect(first.runs[0]).toMatchObject({ outcome: 'ok', rowsRead: 2401, matchesNew: 2, matchesSeen: 0, casesOpened: 2 });
+    const again = await runNow(id);
+    expect(again.runs[0]).toMatchObject({ outcome: 'ok', rowsRead: 2401, matchesNew: 0, matchesSeen: 2, casesOpened: 0, eventsEmitted: 0 });
+    // Asked of the database, rather than known recorded by this process: the same counts.
+    const runs = t.service.alertRuns;
+    const claimed = await claimAlert(t.db, runs.owner, id, runs.limits);
+    expect(await runClaimedAlert({ ...runs, recorded: new RecordedMatches(1) }, claimed!)).toMatchObject({ rowsRead: 2401, matchesNew: 0, matchesSeen: 2, matchesKnown: 0, events: 0 });
   });
 
   it('records a run that the database refuses as failed, keeping none of it, and frees the alert for its next run', async () => {

@@ -29,10 +29,13 @@ describe('alert benchmark harness', () => {
         for (const name of ['servicePeakRssMb', 'kuzuPeakRssMb']) expect(report.memory[size][name]).toBeGreaterThan(0);
       }
       expect(report.runs.large.run.matchesNew).toBeGreaterThan(report.runs.small.run.matchesNew);
-      // The huge one, for its memory: every row read, a match new or met again (parallel transfers share an id).
+      // The huge one, for its memory: every row read; its distinct matches new (parallel transfers share an id, so
+      // some rows are one match: counted once, issue 44's 4a).
       const huge = report.runs.huge.run;
       expect(huge.rowsRead).toBe(report.bare.huge.rows);
-      expect(huge.matchesNew + huge.matchesSeen).toBe(huge.rowsRead);
+      expect(huge.matchesSeen).toBe(0);
+      expect(huge.matchesNew).toBeGreaterThan(0);
+      expect(huge.matchesNew).toBeLessThanOrEqual(huge.rowsRead);
       expect(huge.matchesNew).toBeGreaterThan(report.runs.large.run.matchesNew);
       for (const size of ['small', 'large', 'huge'] as const) {
         for (const name of ['servicePeakRssMb', 'kuzuPeakRssMb', 'bareKuzuPeakRssMb']) expect(report.memory[size][name]).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 import neo4j from 'neo4j-driver';
 import { describe, expect, it } from 'vitest';
-import { boltError } from '../../src/graph/bolt/bolt-graph.js';
+import { boltError, boltRow, unreachableMessage } from '../../src/graph/bolt/bolt-graph.js';
 import { boltValue } from '../../src/graph/bolt/bolt-values.js';
 import { GraphError } from '../../src/graph/graph-source.js';
 import { EdgeValue, NodeValue, PathValue, Subgraph } from '../../src/graph/items.js';
@@ -100,6 +100,35 @@ describe('Bolt values in LKE shapes', () => {
   });
 });
 
+describe('Bolt rows', () => {
+  const columns = ['a', 'text'];
+  const record = (text: string) => new neo4j.Record(columns, [alice, text]);
+
+  it('takes a row up to 16 MB, as the embedded engine does', () => {
+    const row = boltRow(record('x'.repeat(15 * 1024 * 1024)), columns, 1, READ_AT, false);
+    expect(row.a).toBeInstanceOf(NodeValue);
+    expect((row.text as string).length).toBe(15 * 1024 * 1024);
+  });
+
+  it('refuses a row over 16 MB with bad_graph_request naming the row', () => {
+    const refusal = (() => {
+      try {
+        boltRow(record('x'.repeat(17 * 1024 * 1024)), columns, 3, READ_AT, false);
+      } catch (err) {
+        return err;
+      }
+      return undefined;
+    })();
+    expect(refusal).toBeInstanceOf(GraphError);
+    expect(refusal).toMatchObject({ key: 'bad_graph_request', message: 'row 3 of the answer holds about 17 MB, over the 16 MB a row may hold: return fewer or smaller values' });
+  });
+
+  it('counts what lists and maps hold: 20 strings of 1 MB in a list are over 16 MB too', () => {
+    const list = Array.from({ length: 20 }, () => 'y'.repeat(1024 * 1024));
+    expect(() => boltRow(new neo4j.Record(['list'], [{ list }]), ['list'], 1, READ_AT, false)).toThrow(/^row 1 of the answer holds about 20 MB/);
+  });
+});
+
 describe('Bolt errors as the API names them', () => {
   const label = 'data source "fraud"';
   const serverError = (code: string, message: string) => new Neo4jError(message, code, 'N/A', 'N/A');
@@ -114,15 +143,32 @@ describe('Bolt errors as the API names them', () => {
     ['a write in a READ transaction', serverError('Neo.ClientError.Statement.AccessMode', 'Writing in read access mode not allowed.'), 'write_forbidden', /only read queries/],
     ['a syntax error', serverError('Neo.ClientError.Statement.SyntaxError', "Invalid input 'MATC'"), 'bad_graph_request', /^Invalid input 'MATC'$/],
     ['Memgraph\'s syntax error', serverError('Memgraph.ClientError.MemgraphError.MemgraphError', 'line 1:1 mismatched input'), 'bad_graph_request', /^line 1:1 mismatched input$/],
-    ['a server out of reach', serverError('ServiceUnavailable', 'Could not perform discovery. No routing servers available.'), 'data_source_unavailable', /data source "fraud" is unreachable/],
-    ['a refused connection', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:7687'), { code: 'ServiceUnavailable' }), 'data_source_unavailable', /unreachable: connect ECONNREFUSED/],
-    ['a session gone', serverError('SessionExpired', 'The session has expired'), 'data_source_unavailable', /unreachable/],
-    ['anything else', new Error('something odd'), 'data_source_unavailable', /data source "fraud" failed: something odd/],
+    ['a server out of reach', serverError('ServiceUnavailable', 'Could not perform discovery. No routing servers available.'), 'data_source_unavailable', /^the graph of data source "fraud" is unreachable: no Bolt server answered at its URL/],
+    ['a session gone', serverError('SessionExpired', 'The session has expired'), 'data_source_unavailable', /is unreachable/],
+    ['a server\'s failure', serverError('Neo.TransientError.General.DatabaseUnavailable', 'The database is not available'), 'data_source_unavailable', /data source "fraud" failed: The database is not available/],
   ];
   it.each(cases)('answers %s with its key and a message that says what to check', (_, err, key, message) => {
     const mapped = boltError(err, label);
     expect(mapped).toBeInstanceOf(GraphError);
     expect(mapped.key).toBe(key);
     expect(mapped.message).toMatch(message);
+  });
+});
+
+describe('a Bolt server out of reach', () => {
+  // Issue 44, item 10: the answer told a closed port, an HTTP server, another protocol's banner and a silent port apart.
+  it('answers one message whatever kept it out of reach, and hands the reason to the log only', () => {
+    const failures = [
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:7687'), { code: 'ServiceUnavailable' }),
+      Object.assign(new Error('Unknown Bolt protocol version: 45.72'), { code: 'ProtocolError' }),
+      Object.assign(new Error('Connection acquisition timed out in 10000 ms.'), { code: 'N/A' }),
+      new Error('Failed to establish connection in 10000ms'),
+      new Error('blocked by receiver policy: 169.254.169.254 (169.254.0.0/16 link-local)'),
+      new Error('something odd'),
+    ];
+    const logged: string[] = [];
+    const answers = failures.map((err) => boltError(err, 'data source "fraud"', (reason) => logged.push(reason)));
+    for (const answer of answers) expect(answer).toMatchObject({ key: 'data_source_unavailable', message: unreachableMessage('data source "fraud"') });
+    expect(logged).toEqual(failures.map((err) => err.message));
   });
 });

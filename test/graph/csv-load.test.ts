@@ -66,4 +66,51 @@ describe('loading the embedded graph from CSV files', () => {
     expect(await count("MATCH (c:Client {id: 'eve'}) RETURN count(c) AS n")).toBe(0);
     expect(await count('CALL show_tables() WHERE name IN ["Thing", "KNOWS", "Empty"] RETURN count(*) AS n')).toBe(0);
   });
+
+  it('refuses a file whose header does not fit the table it goes into, naming the column, and loads nothing', async () => {
+    // The tables as the earlier tests made them: Client(id, name, score DOUBLE), Phone(number), HAS_PHONE(Client → Phone, since INT64).
+    const cases: [string, () => Promise<unknown>, RegExp][] = [
+      // The report: a wider file into a one-column table was "loaded", each whole line a key.
+      ['a column the table lacks', () => loadCsv(graph, [{ table: 'Phone', file: file('phones-wide.csv', 'number,area\n555-0200,north\n555-0201,south\n') }], []), /phones-wide\.csv line 1, column 2 \("area"\): table Phone has no column 2: a file loaded into an existing table has its columns, in its order \(Phone: number STRING\)/],
+      ['a column missing', () => loadCsv(graph, [{ table: 'Client', file: file('narrow.csv', 'id,name\nzed,Zed\n') }], []), /narrow\.csv line 1: column 3 \("score"\) is missing: .*\(Client: id STRING, name STRING, score DOUBLE\)/],
+      ['a column of another name', () => loadCsv(graph, [{ table: 'Client', file: file('renamed.csv', 'id,label,score:DOUBLE\nzed,Zed,1\n') }], []), /renamed\.csv line 1, column 2 \("label"\): table Client's column 2 is "name"/],
+      ['a column of another type', () => loadCsv(graph, [{ table: 'Client', file: file('retyped.csv', 'id,name,score:INT64\nzed,Zed,1\n') }], []), /retyped\.csv line 1, column 3 \("score:INT64"\): Client\.score is DOUBLE, not INT64/],
+      ['edge ends the type does not connect', () => loadCsv(graph, [], [{ table: 'HAS_PHONE', file: file('reversed.csv', 'from:Phone,to:Client,since:INT64\n555-0100,alice,2020\n') }]), /reversed\.csv line 1, column 1 \("from:Phone"\): edge type HAS_PHONE goes from Client to Phone, not from Phone to Client/],
+      ['nodes into an edge type', () => loadCsv(graph, [{ table: 'HAS_PHONE', file: file('nodes.csv', 'id\nx\n') }], []), /nodes\.csv: HAS_PHONE is an edge type of the graph already: load the file with --edges/],
+      ['two files of one new table that differ', () => loadCsv(graph, [{ table: 'Town', file: file('towns.csv', 'name\nParis\n') }, { table: 'Town', file: file('towns-2.csv', 'name,size:INT64\nLyon,2\n') }], []), /towns-2\.csv line 1, column 2 \("size:INT64"\): table Town has no column 2/],
+    ];
+    for (const [what, load, message] of cases) {
+      const err = await load().catch((e: unknown) => e);
+      expect(err, what).toBeInstanceOf(Error);
+      expect((err as Error).message, `${what}: ${(err as Error).message}`).toMatch(message);
+    }
+    expect(await count('MATCH (p:Phone) RETURN count(p) AS n')).toBe(2);
+    expect(await count('MATCH (c:Client) RETURN count(c) AS n')).toBe(4);
+    expect(await count('CALL show_tables() WHERE name = "Town" RETURN count(*) AS n')).toBe(0);
+    // A file that fits (an untyped column takes the table's type) still loads.
+    await loadCsv(graph, [{ table: 'Client', file: file('fits.csv', 'id,name,score\nzed,Zed,7.5\n') }], []);
+    expect(await count("MATCH (c:Client {id: 'zed'}) WHERE c.score = 7.5 RETURN count(c) AS n")).toBe(1);
+  });
+
+  it('quotes at most a bounded part of a header, a value or a line in its errors', async () => {
+    const long = 'x'.repeat(200_000);
+    const cases: [string, () => Promise<unknown>, RegExp][] = [
+      ['a first line with no line break', () => loadCsv(graph, [{ table: 'Blob', file: file('blob.csv', long) }], []), /blob\.csv line 1: no line break in its first 65,536 bytes/],
+      ['a column name that is no name', () => loadCsv(graph, [{ table: 'Blob', file: file('wide-name.csv', `id,${long.slice(0, 60_000)}\na,b\n`) }], []), /wide-name\.csv line 1, column 2 \("x{80}… \(60,000 characters\)"\)/],
+      ['a value that is not a number', () => loadCsv(graph, [{ table: 'Client', file: file('long-value.csv', `id,name,score:DOUBLE\nyan,Yan,${long}\n`) }], []), /long-value\.csv line 2/],
+    ];
+    for (const [what, load, message] of cases) {
+      const err = await load().catch((e: unknown) => e);
+      expect(err, what).toBeInstanceOf(Error);
+      expect((err as Error).message, `${what}: ${(err as Error).message.slice(0, 500)}`).toMatch(message);
+      expect((err as Error).message.length, what).toBeLessThan(600);
+    }
+  });
+
+  it('loads a quoted value that spans lines, without telling to use an option the command does not take', async () => {
+    const notes = file('notes.csv', 'id,text\nn1,"first line\nsecond line"\nn2,plain\n');
+    const result = await loadCsv(graph, [{ table: 'Note', file: notes }], []);
+    expect(result.tables).toEqual([{ table: 'Note', kind: 'nodes', rows: 2 }]);
+    expect(await count("MATCH (n:Note {id: 'n1'}) WHERE n.text = 'first line\nsecond line' RETURN count(n) AS n")).toBe(1);
+  });
 });

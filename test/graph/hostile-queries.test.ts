@@ -254,7 +254,7 @@ describe('hostile graph queries (issue 39): none reads or writes a file, changes
 
   /**
    * The answer to a query that must not run: 4xx, never 200; 400 bad_graph_request (an Analyst's write, and any
-   * write in a preview, may be 403 write_forbidden instead); nothing read in the body; nothing written outside the graph.
+   * write in a preview, may be 403 forbidden instead); nothing read in the body; nothing written outside the graph.
    */
   function expectRefused(answer: ApiAnswer, query: string, who: 'Analyst' | 'Admin', kind: Kind, route = 'run/query'): void {
     const said = `${who} ${route} ${JSON.stringify(query)} answered ${answer.status} ${JSON.stringify(answer.body)}`;
@@ -265,7 +265,7 @@ describe('hostile graph queries (issue 39): none reads or writes a file, changes
       expect(answer.status, said).not.toBe(200);
       // alertPreview runs read-only for everyone (it never runs again as a write): there an Admin's write is 403 too.
       const mayBeWriteForbidden = (who === 'Analyst' || route === 'alertPreview') && kind !== 'read';
-      if (mayBeWriteForbidden && answer.status === 403) expect(answer.body?.key, said).toBe('write_forbidden');
+      if (mayBeWriteForbidden && answer.status === 403) expect(answer.body?.key, said).toBe('forbidden');
       else {
         expect(answer.status, said).toBe(400);
         expect(answer.body?.key, said).toBe('bad_graph_request');
@@ -355,7 +355,7 @@ describe('hostile graph queries (issue 39): none reads or writes a file, changes
     // An Admin's write on a graph that allows writes still runs (it changes nothing countable); an Analyst's is 403.
     const write = "MATCH (c:Client {id: 'alice'}) SET c.name = 'Alice'";
     expect((await t.admin.post(`/api/${SOURCE}/graph/run/query`, { query: write })).status).toBe(200);
-    expect((await analyst.post(`/api/${SOURCE}/graph/run/query`, { query: write })).body.key).toBe('write_forbidden');
+    expect((await analyst.post(`/api/${SOURCE}/graph/run/query`, { query: write })).body.key).toBe('forbidden');
     expect(listOutside()).toEqual(OUTSIDE_BEFORE);
   });
 

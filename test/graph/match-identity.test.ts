@@ -16,7 +16,7 @@ const alice = { _id: { table: 0, offset: 0 }, _label: 'Client', id: 'alice' };
 const bob = { _id: { table: 0, offset: 1 }, _label: 'Client', id: 'bob', name: 'Bob' };
 const knows = { _id: { table: 1, offset: 0 }, _label: 'KNOWS', _src: alice._id, _dst: bob._id };
 const path = { _nodes: [alice, bob], _rels: [knows] };
-// An edge named by its own id property, and a node of a table the catalogue does not know (named by its internal id).
+// An edge named by its own id property, and a node of a table the catalogue does not know (which has no id).
 const paid = { _id: { table: 2, offset: 0 }, _label: 'PAID', _src: alice._id, _dst: bob._id, id: 'p-1' };
 const stranger = { _id: { table: 9, offset: 3 }, _label: 'Stranger' };
 // A key JSON would escape (a quote, a backslash, a newline): its id is URI-encoded, plain for JSON.
@@ -62,7 +62,7 @@ describe('match identity: the Kùzu process and the service make the same', () =
       // A map's values name no match, on either side.
       [alice, { friend: bob }],
       [paid],
-      [stranger, knows],
+      [alice, paid],
       [knows, bob],
       // An edge inside a map: its ends are named in the map's wire form, the match is not its.
       [alice, { via: knows }],
@@ -85,6 +85,12 @@ describe('match identity: the Kùzu process and the service make the same', () =
     expect(new Set(identities.slice(0, 3)).size).toBe(3);
     expect(new Set([identities[1], ...identities.slice(8, 11)]).size).toBe(4);
     expect(identities[11]).toBe(identities[0]);
+  });
+
+  it('fails a row holding an item of a table the catalogue does not know, naming it: no id of internal offsets', async () => {
+    const { row, columns } = rowOf([stranger, knows]);
+    await expect(clients.batchRefs(noConnection, [row], columns)).rejects.toThrow(/^the table "Stranger" is not in the embedded graph's catalogue/);
+    expect(() => clients.wireRows([row], columns, false, new Map())).toThrow(/"Stranger"/);
   });
 
   it('marks a row with no node or edge, and one with more than a match may hold, the same on both sides', async () => {

@@ -199,6 +199,11 @@ describe('the container image, the compose processes and the npm package', () =>
     try {
       expect((await json(base, 'POST', '/api/config', cookie, { path: 'webhooks.deliveryFrequency', configuration: 'immediate' })).status).toBe(204);
       expect((await json(base, 'POST', '/api/admin/sources', cookie, { key: 'ship', name: 'Ship' })).status).toBe(201);
+      // The image's layout (dist/ and the production node_modules under /app) runs its embedded graph confined.
+      expect(apiProcess.output()).toMatch(/embedded graphs: each Kùzu process confined by Landlock/);
+      expect((await json(base, 'POST', '/api/admin/sources', cookie, { key: 'shipgraph', name: 'Ship graph', graph: { vendor: 'embedded' } })).status).toBe(201);
+      const graphAnswer = await json(base, 'POST', '/api/shipgraph/graph/run/query', cookie, { query: 'RETURN 1 AS one' });
+      expect(graphAnswer.status, JSON.stringify(graphAnswer.body)).toBe(200);
       const alert = await json(base, 'POST', '/api/admin/ship/alerts', cookie, { title: 'Shipped' });
       expect((await json(base, 'POST', '/api/admin/webhooks', cookie, { url: receiver.url, secret: 'compose-secret-0123456789' })).status).toBe(201);
       const matches = Array.from({ length: 300 }, (_, i) => ({ nodes: [`n${i}`], edges: [] }));

@@ -46,7 +46,7 @@ describe('data sources with a graph, and LKE\'s graph routes', () => {
     const write = { query: "CREATE (:Client {id: 'mallory'})" };
     const refused = await analyst.post('/api/fraud/graph/run/query', write);
     expect(refused.status).toBe(403);
-    expect(refused.body).toMatchObject({ key: 'write_forbidden', message: expect.stringMatching(/only Admins/) });
+    expect(refused.body).toMatchObject({ key: 'forbidden', message: expect.stringMatching(/only Admins/) });
     expect((await t.admin.patch('/api/admin/sources/fraud', { graph: { vendor: 'embedded', allowWrites: false } })).body.graph).toEqual({ vendor: 'embedded', allowWrites: false });
     const adminRefused = await t.admin.post('/api/fraud/graph/run/query', write);
     expect(adminRefused.status).toBe(403);
@@ -167,7 +167,7 @@ describe('data sources with a graph, and LKE\'s graph routes', () => {
     expect(preview.body).toMatchObject({ key: 'bad_graph_request', field: 'query', message: expect.stringMatching(/^the query holds about 94,002 tokens/) });
     const alert = await t.admin.post('/api/admin/fraud/alerts', { title: 'Deep', queries: [{ name: 'ok', query: 'MATCH (c:Client) RETURN c' }, { name: 'deep', query: nest }] });
     expect(alert.status).toBe(400);
-    expect(alert.body).toMatchObject({ key: 'invalid_alert_query', field: 'queries[1].query', message: expect.stringMatching(/^queries\[1\] \("deep"\): the query is nested 5,000 deep/) });
+    expect(alert.body).toMatchObject({ key: 'constraint_violation', field: 'queries[1].query', message: expect.stringMatching(/^queries\[1\] \("deep"\): the query is nested 5,000 deep/) });
     expect((await analyst.post('/api/fraud/graph/run/query', { query: 'RETURN 1 AS one' })).status).toBe(200);
   });
 
@@ -178,8 +178,8 @@ describe('data sources with a graph, and LKE\'s graph routes', () => {
       name: 'Remote',
       graph: { vendor: 'neo4j', url: `bolt://127.0.0.1:${port}`, user: 'neo4j', password: 'hunter2-secret' },
     });
-    expect(answer.status).toBe(503);
-    expect(answer.body.key).toBe('data_source_unavailable');
+    expect(answer.status).toBe(400);
+    expect(answer.body.key).toBe('dataSource_unavailable');
     expect(answer.body.message).toMatch(/unreachable/);
     expect(JSON.stringify(answer.body)).not.toContain('hunter2-secret');
     expect((await t.admin.get('/api/admin/sources/remote')).status).toBe(404);

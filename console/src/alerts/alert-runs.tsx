@@ -33,8 +33,12 @@ export function AlertRuns({ alert }: { alert: Alert }) {
               <th scope="col">Trigger</th>
               <th scope="col">Outcome</th>
               <th scope="col">Took</th>
-              <th scope="col">Rows read</th>
-              <th scope="col">Matches new / seen</th>
+              <th scope="col" title="Rows the queries answered: each counts towards the alert's most matches, a match or not">
+                Rows read
+              </th>
+              <th scope="col" title="Distinct matches new to the alert / recorded before this run: a match found by several rows counts once">
+                Matches new / seen
+              </th>
               <th scope="col">Cases opened</th>
               <th scope="col">Events</th>
             </tr>

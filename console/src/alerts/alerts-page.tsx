@@ -33,7 +33,7 @@ export function AlertsIndex() {
 /** The alerts of one data source: each with its schedule, last run, next run, problems and open cases. */
 export function AlertsPage({ sourceKey }: { sourceKey: string }) {
   const sources = useApi<DataSource[]>('/api/dataSources');
-  const alerts = useApi<{ items: Alert[] }>(`/api/${encodeURIComponent(sourceKey)}/alerts`, { refreshMs: 10_000 });
+  const alerts = useApi<{ items: Alert[] }>(`/api/${encodeURIComponent(sourceKey)}/alerts?limit=1000`, { refreshMs: 10_000 });
   const source = sources.data?.find((s) => s.key === sourceKey);
   const error = alerts.error ?? sources.error;
 

@@ -1,5 +1,6 @@
 import { Fragment } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { get, messageOf } from '../api';
 import { lazyComponent } from '../components/lazy';
 import { Notice } from '../components/notice';
 import { formatValue } from '../format';
@@ -12,13 +13,41 @@ const CaseGraph = lazyComponent(() => import('./case-graph').then((m) => m.defau
 /** How many ids of a target to list before "and n more": a target may hold 10,000. */
 const SHOWN_IDS = 200;
 
+/** The pages drawn after the first, which came with the case. */
+interface MorePages {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  nextOffset: number | null;
+}
+
 /**
  * The case's target: drawn as a graph when the data source's graph answered, with a panel of the selected item's
- * properties; else its ids, and why there is no drawing.
+ * properties; else its ids, and why there is no drawing. A large target is drawn a page at a time (the API's
+ * `graphOffset`): the first comes with the case, "Draw more" adds the next. `base`: the case's API path.
  */
-export function CaseTarget({ kase }: { kase: PopulatedCase }) {
+export function CaseTarget({ kase, base }: { kase: PopulatedCase; base: string }) {
   const [selected, setSelected] = useState<string>();
-  const graph = kase.graph;
+  const [more, setMore] = useState<MorePages>();
+  const [drawing, setDrawing] = useState<{ busy: boolean; error?: string }>({ busy: false });
+  // The case loaded again (its status changed): its first page is new, the pages added to it go.
+  useEffect(() => setMore(undefined), [kase]);
+  const first = kase.graph;
+  // The same arrays until a page is added: the drawing is laid out again only then.
+  const graph = useMemo(() => (first ? { nodes: [...first.nodes, ...(more?.nodes ?? [])], edges: [...first.edges, ...(more?.edges ?? [])] } : undefined), [first, more]);
+  const page = kase.graphPage;
+  const nextOffset = more ? more.nextOffset : (page?.nextOffset ?? null);
+  const drawMore = async () => {
+    if (nextOffset === null || !page) return;
+    setDrawing({ busy: true });
+    try {
+      const next = await get<PopulatedCase>(`${base}?graphOffset=${nextOffset}&graphLimit=${page.limit}`);
+      if (!next.graph) throw new Error(next.graphProblem ? `${next.graphProblem.message} (${next.graphProblem.key})` : 'the graph did not answer');
+      setMore({ nodes: [...(more?.nodes ?? []), ...next.graph.nodes], edges: [...(more?.edges ?? []), ...next.graph.edges], nextOffset: next.graphPage?.nextOffset ?? null });
+      setDrawing({ busy: false });
+    } catch (err) {
+      setDrawing({ busy: false, error: messageOf(err) });
+    }
+  };
   const item = graph ? (graph.nodes.find((n) => n.id === selected) ?? graph.edges.find((e) => e.id === selected)) : undefined;
   return (
     <section aria-labelledby="target" class="card">
@@ -28,7 +57,21 @@ export function CaseTarget({ kase }: { kase: PopulatedCase }) {
           <CaseGraph nodes={graph.nodes} edges={graph.edges} selected={selected} onSelect={setSelected} />
           <ItemPanel item={item} />
         </div>
-      ) : kase.graphProblem ? (
+      ) : null}
+      {graph && page && page.total > page.limit ? (
+        <p class="drawn-count">
+          <span class="muted">
+            Drawn: the first {Math.min(page.total, nextOffset ?? page.total).toLocaleString('en')} of the target's {page.total.toLocaleString('en')} nodes and edges.{' '}
+          </span>
+          {nextOffset !== null ? (
+            <button type="button" class="secondary" disabled={drawing.busy} onClick={() => void drawMore()}>
+              {drawing.busy ? 'Drawing…' : `Draw ${Math.min(page.limit, page.total - nextOffset).toLocaleString('en')} more`}
+            </button>
+          ) : null}
+        </p>
+      ) : null}
+      {drawing.error ? <Notice kind="error">The next page could not be drawn: {drawing.error}</Notice> : null}
+      {graph ? null : kase.graphProblem ? (
         <Notice kind="error">
           The graph could not be drawn: {kase.graphProblem.message} ({kase.graphProblem.key}). The target's ids are below.
         </Notice>

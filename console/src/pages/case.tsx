@@ -124,7 +124,7 @@ export function CasePage({ alertId, caseId }: { alertId: string; caseId: string 
           </dl>
         </section>
       </div>
-      <CaseTarget kase={caseItem} />
+      <CaseTarget kase={caseItem} base={`/api/${encodeURIComponent(source.key)}/alerts/${alert.id}/cases/${caseItem.id}`} />
       <div class="columns">
         <CaseMatches alert={alert} caseId={caseItem.id} />
         <ChangeStatus base={`/api/${encodeURIComponent(source.key)}/alerts/${alert.id}/cases/${caseItem.id}`} onChanged={reload} />

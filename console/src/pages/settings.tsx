@@ -8,7 +8,7 @@ import { formatDuration } from '../format';
 import type { Settings, WebhookSettings } from '../types';
 import { useApi } from '../use-api';
 
-const FIELDS = ['enabled', 'deliveryFrequency', 'cleanupFrequency', 'deliveryRetentionDelayMs', 'failedDeliveryRetentionDelayMs', 'requestTimeoutMs', 'retryScheduleMs', 'autoDisableAfterMs'] as const satisfies readonly (keyof WebhookSettings)[];
+const FIELDS = ['enabled', 'deliveryFrequency', 'cleanupFrequency', 'deliveryRetentionDelayMs', 'failedDeliveryRetentionDelayMs', 'alertRunRetentionDelayMs', 'requestTimeoutMs', 'retryScheduleMs', 'autoDisableAfterMs'] as const satisfies readonly (keyof WebhookSettings)[];
 
 /**
  * What the form holds, derived from the server's settings type: a switch for a boolean, text as typed for the rest, so
@@ -21,6 +21,7 @@ const toForm = (s: WebhookSettings): Form => ({
   ...s,
   deliveryRetentionDelayMs: String(s.deliveryRetentionDelayMs),
   failedDeliveryRetentionDelayMs: String(s.failedDeliveryRetentionDelayMs),
+  alertRunRetentionDelayMs: String(s.alertRunRetentionDelayMs),
   requestTimeoutMs: String(s.requestTimeoutMs),
   retryScheduleMs: s.retryScheduleMs.join(', '),
   autoDisableAfterMs: String(s.autoDisableAfterMs),
@@ -35,6 +36,7 @@ const fromForm = (f: Form) => ({
   cleanupFrequency: f.cleanupFrequency.trim(),
   deliveryRetentionDelayMs: integer(f.deliveryRetentionDelayMs),
   failedDeliveryRetentionDelayMs: integer(f.failedDeliveryRetentionDelayMs),
+  alertRunRetentionDelayMs: integer(f.alertRunRetentionDelayMs),
   requestTimeoutMs: integer(f.requestTimeoutMs),
   retryScheduleMs: f.retryScheduleMs.trim() === '' ? [] : f.retryScheduleMs.split(',').map(integer),
   autoDisableAfterMs: integer(f.autoDisableAfterMs),
@@ -170,6 +172,14 @@ export function SettingsPage() {
             onInput={set('autoDisableAfterMs')}
             error={errors.autoDisableAfterMs}
             hint={autoDisableReading(form.autoDisableAfterMs)}
+          />
+          <Field
+            label="Keep alert runs for (ms)"
+            inputMode="numeric"
+            value={form.alertRunRetentionDelayMs}
+            onInput={set('alertRunRetentionDelayMs')}
+            error={errors.alertRunRetentionDelayMs}
+            hint={`${msReading(form.alertRunRetentionDelayMs)}; the newest 100 runs of each alert are always kept`}
           />
         </div>
         {errors.form ? <Notice kind="error">Nothing was saved: {errors.form}</Notice> : null}

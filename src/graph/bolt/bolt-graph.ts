@@ -16,10 +16,15 @@
  */
 import neo4j, { type Driver, type Session } from 'neo4j-driver';
 import { GraphError, subgraphOfRows, type GraphSource, type RowStream, type RunOptions, type SubgraphAnswer, type SubgraphOptions } from '../graph-source.js';
-import type { GraphEdge, GraphNode, GraphRow } from '../items.js';
+import { byNames, type GraphEdge, type GraphNode, type GraphRow } from '../items.js';
 import { checkQueryBounds } from '../query-bounds.js';
+import { approximateBytes, oversizedRowMessage } from '../row-bytes.js';
 import { explainRefusal, MEMGRAPH_PLAN_COLUMN, planKind, type ExplainAnswer } from './bolt-plan.js';
 import { boltEdge, boltNode, boltValue } from './bolt-values.js';
+import { guardedGraphCall, type GraphConnectionGuard } from './bolt-network.js';
+import { DEFAULT_RECEIVER_POLICY, type ReceiverPolicy } from '../../network/receiver-policy.js';
+import type { AddressResolver } from '../../network/guarded-connector.js';
+import type { Logger } from '../../logger.js';
 
 export interface BoltGraphOptions {
   url: string;
@@ -29,7 +34,16 @@ export interface BoltGraphOptions {
   database?: string | undefined;
   /** Names the graph in messages: `data source "fraud"`. */
   label: string;
+  /** Where its connections may go (RECEIVER_POLICY, RECEIVER_DENY, RECEIVER_ALLOW): the default policy when unset. */
+  policy?: ReceiverPolicy | undefined;
+  /** Where host names are resolved; dns.lookup unless a test maps a name of its own. */
+  resolve?: AddressResolver | undefined;
+  /** Where the reason a graph cannot be reached is written (the API's answer does not tell it). */
+  logger?: Logger | undefined;
 }
+
+// The reason a graph cannot be reached is logged once per this long (or when it changes): health checks ask every scrape.
+const UNREACHABLE_LOG_MS = 60_000;
 
 const CONNECT_TIMEOUT_MS = 10_000;
 const BACKSTOP_MS = 2_000;
@@ -38,9 +52,12 @@ export class BoltGraph implements GraphSource {
   readonly vendor = 'neo4j' as const;
   readonly #driver: Driver;
   readonly #options: BoltGraphOptions;
+  readonly #guard: GraphConnectionGuard;
+  #lastUnreachable: { reason: string; at: number } | undefined;
 
   constructor(options: BoltGraphOptions) {
     this.#options = options;
+    this.#guard = { policy: options.policy ?? DEFAULT_RECEIVER_POLICY, resolve: options.resolve };
     this.#driver = neo4j.driver(options.url, neo4j.auth.basic(options.user, options.password), {
       connectionTimeout: CONNECT_TIMEOUT_MS,
       connectionAcquisitionTimeout: CONNECT_TIMEOUT_MS,
@@ -52,16 +69,25 @@ export class BoltGraph implements GraphSource {
   }
 
   /** Checks that the server answers, the credentials open it and the database exists; throws a GraphError naming which. */
-  async verify(): Promise<void> {
+  verify(): Promise<void> {
+    return guardedGraphCall(this.#guard, () => this.#verify());
+  }
+
+  async #verify(): Promise<void> {
     try {
       await this.#driver.verifyConnectivity(this.#options.database ? { database: this.#options.database } : undefined);
-      await this.ping(CONNECT_TIMEOUT_MS);
+      await this.#ping(CONNECT_TIMEOUT_MS);
     } catch (err) {
       throw this.#error(err);
     }
   }
 
-  async run(query: string, options: RunOptions): Promise<RowStream> {
+  /** Every driver call runs in the connection guard (bolt-network.ts): its connections go only where the policy allows. */
+  run(query: string, options: RunOptions): Promise<RowStream> {
+    return guardedGraphCall(this.#guard, () => this.#run(query, options));
+  }
+
+  async #run(query: string, options: RunOptions): Promise<RowStream> {
     checkQueryBounds(query);
     const session = this.#session(options.readOnly);
     const params = options.params ?? {};
@@ -94,7 +120,11 @@ export class BoltGraph implements GraphSource {
     return row ? boltEdge(row.get('r'), Date.now()) : undefined;
   }
 
-  async ping(timeoutMs: number): Promise<void> {
+  ping(timeoutMs: number): Promise<void> {
+    return guardedGraphCall(this.#guard, () => this.#ping(timeoutMs));
+  }
+
+  async #ping(timeoutMs: number): Promise<void> {
     const session = this.#session(true);
     try {
       await session.run('RETURN 1', {}, { timeout: timeoutMs });
@@ -112,7 +142,7 @@ export class BoltGraph implements GraphSource {
   async #lookup(query: string, id: string) {
     const session = this.#session(true);
     try {
-      return (await session.executeRead((tx) => tx.run(query, { id }), { timeout: CONNECT_TIMEOUT_MS })).records;
+      return (await guardedGraphCall(this.#guard, () => session.executeRead((tx) => tx.run(query, { id }), { timeout: CONNECT_TIMEOUT_MS }))).records;
     } catch (err) {
       throw this.#error(err);
     } finally {
@@ -153,16 +183,35 @@ export class BoltGraph implements GraphSource {
 
   #error(err: unknown): GraphError {
     if (err instanceof GraphError) return err;
-    return boltError(err, this.#options.label);
+    return boltError(err, this.#options.label, (reason) => this.#logUnreachable(reason));
+  }
+
+  #logUnreachable(reason: string): void {
+    const last = this.#lastUnreachable;
+    const now = Date.now();
+    if (last && last.reason === reason && now - last.at < UNREACHABLE_LOG_MS) return;
+    this.#lastUnreachable = { reason, at: now };
+    this.#options.logger?.warn({ graph: this.#options.label, url: this.#options.url, reason }, 'graph cannot be reached');
   }
 }
 
-/** A driver error as the API names it: the server's code decides; the message says what to check. */
-export function boltError(err: unknown, label: string): GraphError {
+/** What every failure to reach a Bolt server answers, whatever it was: the reason is logged (`unreachable`), never answered. */
+export function unreachableMessage(label: string): string {
+  return `the graph of ${label} is unreachable: no Bolt server answered at its URL, or the receiver policy does not allow its address (the service's log says which)`;
+}
+
+/**
+ * A driver error as the API names it: the server's code decides; the message says what to check. An error that is
+ * not a server's answer (no `Neo.` or `Memgraph.` code: a refused or silent port, another protocol, a name that does
+ * not resolve, an address the policy refuses) answers one message, unreachableMessage, and hands its reason to
+ * `unreachable` for the log: told apart in the answer, they made the service a scanner of its network.
+ */
+export function boltError(err: unknown, label: string, unreachable?: (reason: string) => void): GraphError {
   const code = (err as { code?: string }).code ?? '';
   const message = err instanceof Error ? err.message : String(err);
-  if (code === 'ServiceUnavailable' || code === 'SessionExpired' || /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|Could not perform discovery/i.test(message)) {
-    return new GraphError('data_source_unavailable', `the graph of ${label} is unreachable: ${message}`);
+  if (!code.startsWith('Neo.') && !code.startsWith('Memgraph.')) {
+    unreachable?.(message);
+    return new GraphError('data_source_unavailable', unreachableMessage(label));
   }
   if (code === 'Neo.ClientError.Security.Forbidden') {
     // The graph's user may not do this: a write by a user with a reader role, or a database it may not use.
@@ -180,6 +229,21 @@ export function boltError(err: unknown, label: string): GraphError {
   // Memgraph names its client errors (a syntax error, an unknown function) Memgraph.ClientError.*.
   if (code.startsWith('Neo.ClientError.') || code.startsWith('Memgraph.ClientError.')) return new GraphError('bad_graph_request', message);
   return new GraphError('data_source_unavailable', `the graph of ${label} failed: ${message}`);
+}
+
+/**
+ * A record as a row, or `bad_graph_request` naming it when it holds more than MAX_ROW_BYTES: the embedded engine's
+ * bound (row-bytes.ts), so a row one engine refuses the other refuses too, before the service holds many of them.
+ * `rowNumber` counts from 1.
+ */
+export function boltRow(record: { get(key: string): unknown }, columns: readonly string[], rowNumber: number, readAt: number, properties: boolean): GraphRow {
+  const values = columns.map((key) => record.get(key));
+  const tooLarge = oversizedRowMessage(approximateBytes(values), rowNumber);
+  if (tooLarge) throw new GraphError('bad_graph_request', tooLarge);
+  // By the query's column names, `__proto__` among them: no prototype.
+  const row: GraphRow = byNames();
+  columns.forEach((key, i) => (row[key] = boltValue(values[i], readAt, properties)));
+  return row;
 }
 
 type BoltTransaction = Awaited<ReturnType<Session['beginTransaction']>>;
@@ -223,9 +287,7 @@ class BoltRowStream implements RowStream {
           continue;
         }
         read++;
-        const row: GraphRow = {};
-        for (const key of this.columns) row[key] = boltValue(record.get(key), readAt, this.options.properties ?? true);
-        yield row;
+        yield boltRow(record, this.columns, read, readAt, this.options.properties ?? true);
       }
       if (this.#timedOut) throw new GraphError('graph_request_timeout', 'the query ran past its time-out and was stopped');
       if (this.#closed) return;

@@ -5,7 +5,7 @@
  * of numbers, UUIDs as their text, bytes as base64.
  */
 import neo4j, { type Node, type Path, type Relationship } from 'neo4j-driver';
-import { EdgeValue, graphEdge, graphNode, NodeValue, PathValue, type GraphEdge, type GraphNode, type GraphValue, type PropertyValue } from '../items.js';
+import { byNames, EdgeValue, graphEdge, graphNode, NodeValue, PathValue, type GraphEdge, type GraphNode, type GraphValue, type PropertyValue } from '../items.js';
 
 /** `properties: false` leaves the item's properties out (RunOptions.properties). */
 export function boltNode(node: Node, readAt: number, properties = true): GraphNode {
@@ -29,7 +29,8 @@ export function boltValue(value: unknown, readAt: number, properties = true): Gr
 }
 
 export function boltProperties(properties: Record<string, unknown>): Record<string, PropertyValue> {
-  const out: Record<string, PropertyValue> = {};
+  // Keyed by the graph's own names (`__proto__` among them): no prototype.
+  const out = byNames<PropertyValue>();
   for (const [key, value] of Object.entries(properties)) out[key] = boltProperty(value);
   return out;
 }

@@ -34,6 +34,14 @@ export interface KuzuPlan {
   functions: string[];
 }
 
+/**
+ * Whether the plan walks relationships recursively (variable-length and shortest paths), whose relationships Kùzu
+ * may answer with their ends swapped (Catalogue.storedEnds).
+ */
+export function isRecursive(plan: KuzuPlan): boolean {
+  return plan.operators.includes('RECURSIVE_EXTEND');
+}
+
 // A box's first line: the frame, at least one space, NAME[id], at least one space, the frame.
 const OPERATOR_LINE = /│ +([A-Z_]+)\[\d+\] +│/g;
 // A param line of a call's box.
@@ -89,9 +97,9 @@ function refusedOperator(op: string): string {
 
 /**
  * Plans `query` with its parameters on `conn` (in the transaction the run opened) and throws a QueryRefused unless
- * the plan is on the lists. What Kùzu cannot plan is refused.
+ * the plan is on the lists; answers the plan. What Kùzu cannot plan is refused.
  */
-export async function checkPlan(conn: Connection, query: string, params: Record<string, KuzuValue>, readOnly: boolean): Promise<void> {
+export async function checkPlan(conn: Connection, query: string, params: Record<string, KuzuValue>, readOnly: boolean): Promise<KuzuPlan> {
   // A newline, not a space: the query's first line may end in a `//` comment, which must not swallow the word.
   const explain = await conn.prepare(`EXPLAIN\n${query}`);
   // The query itself prepared (kuzu-process.ts prepares it first): only an EXPLAIN or PROFILE of its own fails here.
@@ -101,8 +109,10 @@ export async function checkPlan(conn: Connection, query: string, params: Record<
   const rows = await single.getAll();
   single.close();
   const text = rows.map((row) => String(Object.values(row)[0] ?? '')).join('\n');
-  const refusal = planRefusal(readPlan(text), readOnly);
+  const plan = readPlan(text);
+  const refusal = planRefusal(plan, readOnly);
   if (refusal) throw refusal;
+  return plan;
 }
 
 /**

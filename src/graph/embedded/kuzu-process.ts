@@ -14,9 +14,15 @@ import { ANSWER_FD, frameHeader, type SubgraphFrame } from './answer-pipe.js';
 import { Catalogue, ItemSet, nodeTableKeyParam, quoteName } from './kuzu-catalogue.js';
 import { parseEdgeId, parseNodeId } from './kuzu-ids.js';
 import type { ChildMessage, ErrorKind, ParentMessage, WireRow } from './kuzu-protocol.js';
-import { checkPlan, QueryRefused, refuseCrashers } from './kuzu-plan.js';
+import { checkPlan, isRecursive, QueryRefused, refuseCrashers } from './kuzu-plan.js';
 import { nodeIdsByRef, type BatchRefs, type RowRefs } from './row-refs.js';
 import { clearStatements, keepStatement, keptStatement } from './statement-cache.js';
+
+// Kùzu's Node API builds its rows, nodes and maps by assignment (Napi::Object::Set): a column, property or key named
+// `__proto__` set the object's prototype (the value lost, or taken for the row's own) instead of being one of its
+// keys. Without Object.prototype's `__proto__` accessor (what Node's --disable-proto=delete does), the assignment
+// makes an own key like any other; nothing in this process reads or sets a prototype through it.
+delete (Object.prototype as { __proto__?: unknown }).__proto__;
 
 const send = (message: ChildMessage) => process.send!(message);
 // A subgraph's answer goes on the answer pipe (answer-pipe.ts). Its writes, like the IPC channel's, are not waited
@@ -41,6 +47,8 @@ interface Run {
   maxRows: number;
   batchRows: number;
   properties: boolean;
+  /** Its relationships' ends are read back from the stored ones (Catalogue.storedEnds): the query may be recursive. */
+  storedEnds: boolean;
   sent: number;
 }
 
@@ -131,7 +139,7 @@ async function release(conn: Connection, readOnly: boolean): Promise<void> {
 }
 
 /** Starts a query on a connection of the pool: its result, or a failure (the connection given back). */
-async function open(message: { query: string; params: Record<string, unknown>; readOnly: boolean; timeoutMs: number; threads?: number | undefined }): Promise<{ conn: Connection; result: QueryResult }> {
+async function open(message: { query: string; params: Record<string, unknown>; readOnly: boolean; timeoutMs: number; threads?: number | undefined }): Promise<{ conn: Connection; result: QueryResult; recursive: boolean }> {
   const conn = await connection();
   try {
     conn.setQueryTimeout(message.timeoutMs);
@@ -142,8 +150,8 @@ async function open(message: { query: string; params: Record<string, unknown>; r
     // One prepared statement: Kùzu refuses several statements in one prepare, where its plain query would run
     // them all (a write hidden after a read got through that way). Prepared first, so a query Kùzu cannot read is
     // answered with Kùzu's message about the query as written.
-    let statement = message.readOnly ? keptStatement(conn, message.query) : undefined;
-    const kept = statement !== undefined;
+    const kept = message.readOnly ? keptStatement(conn, message.query) : undefined;
+    let statement = kept?.statement;
     if (!statement) {
       refuseCrashers(message.query);
       statement = await conn.prepare(message.query);
@@ -151,9 +159,10 @@ async function open(message: { query: string; params: Record<string, unknown>; r
     }
     // What the query does is Kùzu's own plan of it, on the allow-list (kuzu-plan.ts): no file, setting, extension
     // or other database, for anyone. A read-only run's statement is kept once its plan passed (statement-cache.ts),
-    // and a kept one run without parameters is not planned again; both go when the tables change.
-    if (!kept || Object.keys(params).length > 0) await checkPlan(conn, message.query, params, message.readOnly);
-    if (message.readOnly && !kept) keepStatement(conn, message.query, statement);
+    // with what the plan said of it, and a kept one run without parameters is not planned again; both go when the
+    // tables change.
+    const recursive = kept && Object.keys(params).length === 0 ? kept.recursive : isRecursive(await checkPlan(conn, message.query, params, message.readOnly));
+    if (message.readOnly && !kept) keepStatement(conn, message.query, { statement, recursive });
     // A run that may write may change the tables: the statements kept go, before it runs (it may fail halfway) and
     // after (a read prepared meanwhile, on another connection, saw the old tables).
     if (!message.readOnly) clearStatements();
@@ -163,7 +172,7 @@ async function open(message: { query: string; params: Record<string, unknown>; r
       // Its items' ids need the new catalogue too.
       await catalogue.load(conn).catch(() => undefined);
     }
-    return { conn, result };
+    return { conn, result, recursive };
   } catch (err) {
     await release(conn, message.readOnly);
     throw withoutPaths(err);
@@ -191,13 +200,36 @@ async function openOrFail(message: Extract<ParentMessage, { t: 'run' | 'subgraph
   }
 }
 
-async function start(message: Extract<ParentMessage, { t: 'run' }>): Promise<void> {
+/**
+ * `openOrFail`, where a write that made a table the catalogue cannot read (or renamed one to such a name) is undone
+ * and refused, naming the table: its nodes and edges could have no id (docs/graph.md). Kùzu committed the write as
+ * it ran (a write runs in a transaction of its own), so the table is dropped again, or renamed back.
+ */
+async function openChecked(message: Extract<ParentMessage, { t: 'run' | 'subgraph' }>): Promise<Awaited<ReturnType<typeof open>> | undefined> {
+  const before = message.readOnly ? undefined : catalogue.tableNames();
   const opened = await openOrFail(message);
+  if (!opened || !before) return opened;
+  const refused = catalogue.unreadableSince(before);
+  if (refused.length === 0) return opened;
+  opened.result.close();
+  for (const { undo } of refused) await opened.conn.query(undo).catch(() => undefined);
+  clearStatements();
+  await catalogue.load(opened.conn).catch(() => undefined);
+  await release(opened.conn, false);
+  fail(message.id, new QueryRefused('bad_graph_request', refused.map((table) => table.refusal).join('; ')));
+  return undefined;
+}
+
+async function start(message: Extract<ParentMessage, { t: 'run' }>): Promise<void> {
+  const opened = await openChecked(message);
   if (!opened) return;
   const { conn, result } = opened;
   try {
     const columns = columnsOf(result);
-    runs.set(message.id, { conn, result, columns, readOnly: message.readOnly, maxRows: message.maxRows, batchRows: message.batchRows, properties: message.properties, sent: 0 });
+    runs.set(message.id, {
+      conn, result, columns, readOnly: message.readOnly, maxRows: message.maxRows, batchRows: message.batchRows, properties: message.properties,
+      storedEnds: opened.recursive, sent: 0,
+    });
     send({ t: 'started', id: message.id, columns, readAt: Date.now() });
   } catch (err) {
     result.close();
@@ -211,11 +243,12 @@ async function start(message: Extract<ParentMessage, { t: 'run' }>): Promise<voi
  * a read-only run stops reading; a write reads on to `maxRows`, as a stream of its rows would have been read.
  */
 async function subgraph(message: Extract<ParentMessage, { t: 'subgraph' }>): Promise<void> {
-  const opened = await openOrFail(message);
+  const opened = await openChecked(message);
   if (!opened) return;
   const { conn, result } = opened;
   try {
     const columns = columnsOf(result);
+    const storedEnds = opened.recursive;
     const items = new ItemSet(Date.now());
     let read = 0;
     let full = false;
@@ -226,7 +259,9 @@ async function subgraph(message: Extract<ParentMessage, { t: 'subgraph' }>): Pro
         read++;
         if (!full) rows.push(checkedRow(row, read));
       }
-      if (!full) full = await catalogue.addRows(conn, rows, columns, items, message.maxItems);
+      if (full) continue;
+      if (storedEnds) await catalogue.storedEnds(conn, rows, columns);
+      full = await catalogue.addRows(conn, rows, columns, items, message.maxItems);
     }
     const truncated = full || result.hasNext();
     const json = (values: Iterable<unknown>) => Buffer.from(JSON.stringify([...values]));
@@ -259,6 +294,7 @@ function readRows(run: Run, batchRows: number): { rows: Record<string, KuzuValue
 /** Reads the run's next batch of up to `batchRows` rows, as wire rows; `done` when the run has no more to give. */
 async function readBatch(run: Run, batchRows: number): Promise<{ wire: WireRow[]; done: boolean; truncated: boolean }> {
   const { rows, done, truncated } = readRows(run, batchRows);
+  if (run.storedEnds) await catalogue.storedEnds(run.conn, rows, run.columns);
   // Ids resolved for this batch only: kept for the whole run, they grew with its distinct nodes (memory that grew
   // with the number of matches); an edge whose ends are only in an earlier batch is looked up again instead.
   const wire = await catalogue.toWireRows(run.conn, rows, run.columns, run.properties);
@@ -300,6 +336,8 @@ const readAhead = new Map<number, Identified>();
 async function readIdentified(run: Run, batchRows: number): Promise<Identified> {
   try {
     const { rows, done, truncated } = readRows(run, batchRows);
+    // Before the ids are made; the rows held for a pick keep the ends read back.
+    if (run.storedEnds) await catalogue.storedEnds(run.conn, rows, run.columns);
     // Noted for this batch only: kept for the whole run, its nodes would grow with the number of matches; an edge
     // whose ends are only in an earlier batch is looked up again instead.
     return { rows, refs: await catalogue.batchRefs(run.conn, rows, run.columns), done, truncated };
@@ -432,12 +470,16 @@ async function load(message: Extract<ParentMessage, { t: 'load' }>): Promise<voi
       const rows = await (Array.isArray(result) ? result[0]! : result).getAll();
       results.push(String(rows[0]?.result ?? ''));
     }
+    // A table the catalogue cannot read fails the load, naming it, before it is committed (its items could have no id).
+    await catalogue.load(conn, true);
     await conn.query('COMMIT');
     await catalogue.load(conn);
     send({ t: 'loaded', id: message.id, results });
   } catch (err) {
     // Kùzu rolls the transaction back when a statement in it fails; this ends it if it did not.
     await conn.query('ROLLBACK').catch(() => undefined);
+    // The catalogue as committed (it was read inside the transaction).
+    await catalogue.load(conn).catch(() => undefined);
     fail(message.id, err);
   } finally {
     idle.push(conn);

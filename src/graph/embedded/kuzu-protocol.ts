@@ -17,7 +17,7 @@
  * cannot hold (NaN, ±Infinity) arrive as null, as the API's JSON answers would have them anyway.
  * decodeWireValue turns wire values back into the classes of ../items.ts.
  */
-import { EdgeValue, graphEdge, graphNode, NodeValue, PathValue, type GraphEdge, type GraphNode, type GraphRow, type GraphValue, type PropertyValue } from '../items.js';
+import { byNames, EdgeValue, graphEdge, graphNode, NodeValue, PathValue, type GraphEdge, type GraphNode, type GraphRow, type GraphValue, type PropertyValue } from '../items.js';
 import type { RowRefs } from './row-refs.js';
 
 export type WireProperties = Record<string, PropertyValue>;
@@ -113,13 +113,13 @@ export function decodeWireValue(value: WireValue, readAt: number): GraphValue {
   if ('n' in value) return new NodeValue(decodeWireNode(value.n, readAt));
   if ('e' in value) return new EdgeValue(decodeWireEdge(value.e, readAt));
   if ('p' in value) return new PathValue({ nodes: value.p[0].map((n) => decodeWireNode(n, readAt)), edges: value.p[1].map((e) => decodeWireEdge(e, readAt)) });
-  const map: Record<string, PropertyValue> = {};
+  const map = byNames<PropertyValue>();
   for (const [key, item] of Object.entries(value.m)) map[key] = decodeWireValue(item, readAt) as PropertyValue;
   return map;
 }
 
 export function decodeWireRow(row: WireRow, columns: readonly string[], readAt: number): GraphRow {
-  const decoded: GraphRow = {};
+  const decoded: GraphRow = byNames();
   for (let i = 0; i < columns.length; i++) decoded[columns[i]!] = decodeWireValue(row[i]!, readAt);
   return decoded;
 }

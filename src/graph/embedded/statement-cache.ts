@@ -15,10 +15,16 @@ import type { Connection, PreparedStatement } from 'kuzu';
 export const STATEMENTS_PER_CONNECTION = 64;
 
 // The process's connections are pooled for its life (kuzu-process.ts), so holding them here keeps nothing extra alive.
-const caches = new Map<Connection, Map<string, PreparedStatement>>();
+/** A kept statement, and whether its plan walks relationships recursively (kuzu-plan.ts, KuzuPlan.recursive). */
+export interface KeptStatement {
+  statement: PreparedStatement;
+  recursive: boolean;
+}
+
+const caches = new Map<Connection, Map<string, KeptStatement>>();
 
 /** The statement of `query` kept on `conn`, or undefined (the most recently used is kept longest). */
-export function keptStatement(conn: Connection, query: string): PreparedStatement | undefined {
+export function keptStatement(conn: Connection, query: string): KeptStatement | undefined {
   const cache = caches.get(conn);
   const kept = cache?.get(query);
   if (kept) {
@@ -33,13 +39,13 @@ export function keptStatement(conn: Connection, query: string): PreparedStatemen
  * Keeps `statement` of `query` on `conn`: one prepared read-only whose plan passed the allow-list (kuzu-plan.ts)
  * on the tables as they are (a change of them clears every cache).
  */
-export function keepStatement(conn: Connection, query: string, statement: PreparedStatement): void {
+export function keepStatement(conn: Connection, query: string, kept: KeptStatement): void {
   let cache = caches.get(conn);
   if (!cache) {
     cache = new Map();
     caches.set(conn, cache);
   }
-  cache.set(query, statement);
+  cache.set(query, kept);
   if (cache.size > STATEMENTS_PER_CONNECTION) cache.delete(cache.keys().next().value!);
 }
 
