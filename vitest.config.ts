@@ -10,7 +10,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
-      { extends: true, test: { name: 'pglite', env: { TEST_DB: 'pglite' }, include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/console/**', 'test/package/**'] } },
+      // A PostgreSQL server's connection failures are PostgreSQL's alone.
+      { extends: true, test: { name: 'pglite', env: { TEST_DB: 'pglite' }, include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/console/**', 'test/package/**', 'test/operations/database-connection-failures.test.ts'] } },
       // test/graph/ drives the graph engines alone, with no service database: once is enough; so does the README's
       // demo, which brings its own embedded database.
       { extends: true, test: { name: 'postgres', env: { TEST_DB: 'postgres' }, include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/console/**', 'test/graph/**', 'test/package/**', 'test/operations/readme-demo.test.ts'] } },

@@ -11,11 +11,11 @@ import { waitUntil } from '../support/processes.js';
 import { openTestDatabase, startTestService, type TestDatabase, type TestService } from '../support/test-service.js';
 
 // Every way of not getting a PostgreSQL connection is the database being away: 503 database_unavailable with
-// Retry-After, told once in the log per outage, never a 500 `bug` with a stack per call. PostgreSQL only (the embedded
-// database has no connections; database-outage.test.ts stops its thread). All on loopback: this file's own database
+// Retry-After, told once in the log per outage, never a 500 `bug` with a stack per call. PostgreSQL only: the
+// pglite project leaves this file out (vitest.config.ts; the embedded database has no connections, and
+// database-outage.test.ts stops its thread). All on loopback: this file's own database
 // on the shared server (made unreachable by ALLOW_CONNECTIONS and a rename, never the server itself), and small TCP
 // servers standing for a server that refuses, resets, never answers, or answers what PostgreSQL would not.
-const onPostgres = process.env.TEST_DB === 'postgres';
 
 /** A PostgreSQL ErrorResponse, as a server sends it to refuse a session. */
 function errorResponse(sqlstate: string, message: string): Buffer {
@@ -95,7 +95,7 @@ class DatabaseFront {
   }
 }
 
-describe.runIf(onPostgres)('the API when no connection to PostgreSQL can be had', () => {
+describe('the API when no connection to PostgreSQL can be had', () => {
   let t: TestService;
   let front: DatabaseFront;
   let name: string;
@@ -229,7 +229,7 @@ async function tlsRefuser(answer: string, after?: string): Promise<{ port: numbe
   };
 }
 
-describe.runIf(onPostgres)('a connection that fails in TLS', () => {
+describe('a connection that fails in TLS', () => {
   it.each([
     ['a server without TLS (answers N to the SSLRequest)', 'N', undefined],
     ['a TLS handshake answered with garbage', 'S', 'HTTP/1.1 400 Bad Request\r\n\r\n'],
