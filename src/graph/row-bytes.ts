@@ -1,7 +1,7 @@
 /**
  * How large a row of an answer is, roughly, and the most one may hold: the embedded engine's Kùzu process bounds its
- * rows this way (MAX_ROW_BYTES there), and the Bolt adapter with the same figures (bolt-graph.ts), so a row that
- * one engine refuses the other refuses too.
+ * rows with this bound and message (its own measure reads a property's scalar in place), and the Bolt adapter
+ * (bolt-graph.ts) with both, so a row that one engine refuses the other refuses too.
  */
 
 /** The most a row may hold: past it the query fails with `bad_graph_request` naming the row. */

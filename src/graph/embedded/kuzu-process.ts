@@ -15,6 +15,7 @@ import { Catalogue, ItemSet, nodeTableKeyParam, quoteName } from './kuzu-catalog
 import { parseEdgeId, parseNodeId } from './kuzu-ids.js';
 import type { ChildMessage, ErrorKind, ParentMessage, WireRow } from './kuzu-protocol.js';
 import { checkPlan, isRecursive, QueryRefused, refuseCrashers } from './kuzu-plan.js';
+import { oversizedRowMessage } from '../row-bytes.js';
 import { nodeIdsByRef, type BatchRefs, type RowRefs } from './row-refs.js';
 import { clearStatements, keepStatement, keptStatement } from './statement-cache.js';
 
@@ -64,11 +65,13 @@ let allThreads = 1;
  * over MAX_ROW_BYTES fails the query (the service would have to hold it, and encode it again in its answer).
  */
 const BATCH_BYTES = 4 * 1024 * 1024;
-const MAX_ROW_BYTES = 16 * 1024 * 1024;
 // Rows per catalogue pass of a subgraph: the ends of its edges are looked up together.
 const SUBGRAPH_BATCH_ROWS = 500;
 
-/** A row's size, roughly (strings by length, every other scalar 8 bytes), to bound batches without encoding them. */
+/**
+ * A row's size, roughly (strings by length, every other scalar 8 bytes), to bound batches without encoding them:
+ * row-bytes.ts's measure, with a property's scalar read in place (this one is on every row's path).
+ */
 function approximateBytes(value: unknown): number {
   if (typeof value === 'string') return value.length + 8;
   if (value === null || typeof value !== 'object') return 8;
@@ -85,8 +88,10 @@ function approximateBytes(value: unknown): number {
   return total;
 }
 
+/** A row over MAX_ROW_BYTES fails its query, in the words the Bolt adapter uses too (row-bytes.ts). */
 function checkSize(size: number, rowNumber: number): void {
-  if (size > MAX_ROW_BYTES) throw new Error(`row ${rowNumber} of the answer holds about ${Math.round(size / 1024 / 1024)} MB, over the ${MAX_ROW_BYTES / 1024 / 1024} MB a row may hold: return fewer or smaller values`);
+  const oversized = oversizedRowMessage(size, rowNumber);
+  if (oversized) throw new Error(oversized);
 }
 
 function checkedRow(row: Record<string, KuzuValue>, rowNumber: number): Record<string, KuzuValue> {
