@@ -78,6 +78,11 @@ describe('data sources with a graph, and LKE\'s graph routes', () => {
       // Refused by the plan (a file read: READ_CSV) or, before it, by the operating system as Kùzu binds the file.
       expect(read.body).toMatchObject({ key: 'bad_graph_request', field: 'query', message: expect.stringMatching(/LOAD FROM/) });
       expect(JSON.stringify(read.body)).not.toMatch(/the-secret-line|secret\.txt/);
+      // A file the engine may read, its graph's own (relative to its folder): refused without a line of it.
+      const own = await analyst.post('/api/fraud/graph/run/query', { query: `LOAD FROM 'graph' (file_format='csv', header=false) RETURN *` });
+      expect(own.status).toBe(400);
+      expect(own.body).toMatchObject({ key: 'bad_graph_request', message: expect.stringMatching(/LOAD FROM/) });
+      expect(JSON.stringify(own.body)).not.toMatch(/KUZU|line 1/);
       const hidden = await analyst.post('/api/fraud/graph/run/query', { query: `MATCH (c:Client) WITH c /* a comment */ LOAD\nFROM '${secret}' (file_format='csv') RETURN c` });
       expect(hidden.status).toBe(400);
       // The table function behind LOAD FROM, called by itself (it crashed Kùzu's process).

@@ -186,13 +186,15 @@ async function open(message: { query: string; params: Record<string, unknown>; r
 
 /**
  * A query's failure to reach a file (Kùzu binds LOAD FROM, COPY and EXPORT before the plan is checked, and the
- * operating system refuses the file: confinement.ts) is told without the path or the system's words: a query may
- * not reach files at all, and the answer must not tell which exist.
+ * operating system refuses the file: confinement.ts, or Kùzu cannot read one of the graph's own) is told without the
+ * path, the file's content or the system's words: a query may not reach files at all, and the answer must not tell
+ * which exist.
  */
 function withoutPaths(err: unknown): unknown {
   const message = err instanceof Error ? err.message : String(err);
-  if (!/^IO exception:/i.test(message)) return err;
-  return new QueryRefused('bad_graph_request', 'this query reaches a file outside its graph (LOAD FROM, COPY, EXPORT or IMPORT DATABASE): queries here read the graph only (load files with `alert-webhooks graph load`)');
+  // A file the process may read (its graph's own) fails as Kùzu sniffs it, quoting its first line: said the same way.
+  if (!/^(IO|Copy) exception:/i.test(message)) return err;
+  return new QueryRefused('bad_graph_request', 'this query reaches files (LOAD FROM, COPY, EXPORT or IMPORT DATABASE): queries here read the graph only (load files with `alert-webhooks graph load`)');
 }
 
 /** `open`, or the run's failure sent to the service (then undefined). */
