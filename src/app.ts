@@ -2,6 +2,7 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { RunDependencies } from './alerts/alert-run.js';
+import { registerSourceAccess } from './access/access-hook.js';
 import { alertRunRoutes } from './alerts/alert-runs.routes.js';
 import { alertRoutes } from './alerts/alerts.routes.js';
 import { applicationRoutes } from './auth/applications.routes.js';
@@ -86,6 +87,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   //    the start (src/auth/authenticate.ts).
   registerErrorHandling(app);
   registerAuthentication(app, db, { publicBaseUrl: config.publicBaseUrl });
+  // Then, on a route with a :sourceKey, what the caller's groups let them do there (src/access/access-hook.ts).
+  registerSourceAccess(app, db);
   if (deps.metrics) countRequests(app, deps.metrics);
 
   // 3. Routes, module by module. A module whose routes all share one access declares it here (`withAccess`), the

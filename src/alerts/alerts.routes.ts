@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { sourceAccessOf } from '../access/access-hook.js';
 import { requireUser } from '../auth/authenticate.js';
 import type { Database } from '../db/database.js';
 import { noContent } from '../http/no-content.js';
@@ -89,7 +90,8 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
       },
       async (request) => {
         requireUser(request);
-        return listAlerts(db, request.params.sourceKey, limits, pageOf(request.query));
+        const readable = access === 'user' ? sourceAccessOf(request).alerts : 'all';
+        return listAlerts(db, request.params.sourceKey, limits, pageOf(request.query), readable);
       },
     );
   }

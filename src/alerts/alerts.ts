@@ -314,10 +314,24 @@ export async function findAlert(db: Queryable, sourceKey: string, id: number, lo
  * One page of the alerts of a data source, oldest first, and how many it has: `offset` and `limit` as LKE's client
  * sends them (query parameters), the limit bounded by the route (MAX_PAGE_SIZE).
  */
-export async function listAlerts(db: Queryable, sourceKey: string, limits: AlertLimits, page: { offset: number; limit: number }): Promise<{ totalCount: number; items: Alert[] }> {
+export async function listAlerts(
+  db: Queryable,
+  sourceKey: string,
+  limits: AlertLimits,
+  page: { offset: number; limit: number },
+  readable: 'all' | ReadonlySet<number> = 'all',
+): Promise<{ totalCount: number; items: Alert[] }> {
   await requireDataSources(db, [sourceKey]);
-  const { rows } = await db.query<AlertRow>('SELECT * FROM alerts WHERE source_key = $1 ORDER BY id OFFSET $2 LIMIT $3', [sourceKey, page.offset, page.limit]);
-  const total = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM alerts WHERE source_key = $1', [sourceKey]);
+  // Only the alerts the caller may read (src/access/source-access.ts): the others are in neither the page nor the count.
+  const only = readable === 'all' ? null : [...readable];
+  const { rows } = await db.query<AlertRow>(
+    'SELECT * FROM alerts WHERE source_key = $1 AND ($4::int[] IS NULL OR id = ANY($4::int[])) ORDER BY id OFFSET $2 LIMIT $3',
+    [sourceKey, page.offset, page.limit, only],
+  );
+  const total = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM alerts WHERE source_key = $1 AND ($2::int[] IS NULL OR id = ANY($2::int[]))', [
+    sourceKey,
+    only,
+  ]);
   const ids = rows.map((row) => row.id);
   const queries = await db.query<QueryRow & { alert_id: number }>('SELECT * FROM alert_queries WHERE alert_id = ANY($1::int[]) ORDER BY id', [ids]);
   const byAlert = new Map<number, AlertQuery[]>();

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { visibleSourceKeys } from '../access/source-access.js';
 import { requireUser } from '../auth/authenticate.js';
 import type { Database } from '../db/database.js';
 import { noContent } from '../http/no-content.js';
@@ -83,7 +84,7 @@ export const sourceRoutes: FastifyPluginAsyncTypebox<SourceRoutesOptions> = asyn
 
 };
 
-/** The sources any signed-in user may list (LKE's `/api/dataSources`), registered with `user` access. */
+/** The sources the signed-in user's groups are on (LKE's `/api/dataSources`), registered with `user` access. */
 export const dataSourceListRoutes: FastifyPluginAsyncTypebox<{ db: Database; graphs: GraphRegistry }> = async (app, { db, graphs }) => {
   app.get(
     '/api/dataSources',
@@ -96,11 +97,11 @@ export const dataSourceListRoutes: FastifyPluginAsyncTypebox<{ db: Database; gra
       },
     },
     async (request) => {
-      requireUser(request);
+      const visible = await visibleSourceKeys(db, requireUser(request));
       // `connected`: whether this process has the source's graph open and answering, as far as it knows without
       // asking every graph on each call; a source without a graph is always connected.
       const open = new Set(graphs.opened().map((g) => g.sourceKey));
-      return (await listDataSources(db)).map(({ key, name, graph }) => ({ key, name, connected: !graph || open.has(key) || graphs.reachable(key) }));
+      return (await listDataSources(db)).filter(({ key }) => visible === 'all' || visible.has(key)).map(({ key, name, graph }) => ({ key, name, connected: !graph || open.has(key) || graphs.reachable(key) }));
     },
   );
 };
