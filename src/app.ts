@@ -3,8 +3,13 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { RunDependencies } from './alerts/alert-run.js';
 import { registerSourceAccess } from './access/access-hook.js';
+import { groupAdminRoutes, groupRoutes } from './access/groups.routes.js';
+import { recordMembershipChange } from './access/groups.service.js';
+import { describeUserAccess } from './access/user-access.js';
 import { alertRunRoutes } from './alerts/alert-runs.routes.js';
 import { alertRoutes } from './alerts/alerts.routes.js';
+import { caseInboxRoutes } from './alerts/case-inbox.routes.js';
+import { auditRoutes } from './audit/audit.routes.js';
 import { applicationRoutes } from './auth/applications.routes.js';
 import { authRoutes } from './auth/auth.routes.js';
 import { registerAuthentication, withAccess } from './auth/authenticate.js';
@@ -94,16 +99,20 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // 3. Routes, module by module. A module whose routes all share one access declares it here (`withAccess`), the
   //    others route by route.
   await app.register(withAccess('public', healthRoutes), { db, schedules: deps.schedules, graphs: () => deps.graphs.health(db, 2_000) });
-  await app.register(authRoutes, { db, config });
-  await app.register(withAccess('admin', userRoutes), { db, initialPasswordFile: initialPasswordPath(config.dataDir) });
-  await app.register(withAccess('admin', applicationRoutes), { db });
+  await app.register(authRoutes, { db, config, describeAccess: describeUserAccess });
+  await app.register(withAccess('admin', userRoutes), { db, initialPasswordFile: initialPasswordPath(config.dataDir), membershipLog: recordMembershipChange });
+  await app.register(withAccess('admin', applicationRoutes), { db, membershipLog: recordMembershipChange });
+  await app.register(withAccess('admin', groupAdminRoutes), { db });
+  await app.register(withAccess('user', groupRoutes), { db });
   await app.register(settingsRoutes, { settings, publicBaseUrl: config.publicBaseUrl });
   await app.register(withAccess('admin', sourceRoutes), { db, keyring: deps.keyring, graphs: deps.graphs });
   await app.register(withAccess('user', dataSourceListRoutes), { db, graphs: deps.graphs });
   const querySlots = new QuerySlots();
   await app.register(withAccess('user', graphRoutes), { db, graphs: deps.graphs, metrics: deps.metrics, slots: querySlots });
   await app.register(alertRoutes, { db, publicBaseUrl: config.publicBaseUrl, graphs: deps.graphs, limits: config.alertLimits, slots: querySlots });
+  await app.register(withAccess('user', caseInboxRoutes), { db, publicBaseUrl: config.publicBaseUrl });
   await app.register(alertRunRoutes, { run: deps.alertRuns, kick: deps.kickAlertRuns, slots: querySlots });
+  await app.register(withAccess('admin', auditRoutes), { db });
   await app.register(withAccess('admin', webhookRoutes), {
     db,
     settings,

@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   constraint_violation: 400,
   invalid_alert_query: 400,
   invalid_alert_target: 400,
+  property_key_access_rights_required: 400,
   unauthorized: 401,
   forbidden: 403,
   feature_disabled: 403,

@@ -2,9 +2,14 @@ import { useEffect, useState } from 'preact/hooks';
 import { AlertPage, NewAlertPage, type AlertTab } from './alerts/alert-page';
 import { AlertsIndex, AlertsPage } from './alerts/alerts-page';
 import { get, onSignedOut, post } from './api';
+import { AuditPage } from './audit/audit-page';
+import { CasePage } from './cases/case-page';
+import { InboxPage } from './cases/inbox-page';
+import { INBOX_PATH } from './cases/inbox-query';
 import { Link } from './components/link';
 import { AdminsOnly, PageTitle } from './components/page';
-import { CasePage } from './pages/case';
+import { GroupPage } from './groups/group-page';
+import { GroupsIndex, GroupsPage } from './groups/groups-page';
 import { ReceiverExamplePage } from './pages/receiver-example';
 import { SearchPage } from './pages/search';
 import { SettingsPage } from './pages/settings';
@@ -42,7 +47,7 @@ export function App() {
           next={safeNext(query.get('next'))}
           onSignedIn={(signedIn, next) => {
             setUser(signedIn);
-            navigate(next ?? (isAdmin(signedIn) ? '/webhooks' : '/'), { replace: true });
+            navigate(next ?? (isAdmin(signedIn) ? '/webhooks' : INBOX_PATH), { replace: true });
           }}
         />
       </main>
@@ -61,9 +66,12 @@ export function App() {
       <header class="top">
         <span class="brand">Alert Webhooks</span>
         <nav aria-label="Main">
+          <NavLink href={INBOX_PATH} current={path === INBOX_PATH || path.startsWith('/alerts/')}>
+            Cases
+          </NavLink>
           {session.admin ? (
             <>
-              <NavLink href="/alerts" current={path === '/alerts' || path.startsWith('/sources/')}>
+              <NavLink href="/alerts" current={path === '/alerts' || (path.startsWith('/sources/') && !isGroupsPath(path))}>
                 Alerts
               </NavLink>
               <NavLink href="/webhooks" current={path.startsWith('/webhooks')}>
@@ -77,6 +85,12 @@ export function App() {
               </NavLink>
               <NavLink href="/users" current={path === '/users'}>
                 Users and API keys
+              </NavLink>
+              <NavLink href="/groups" current={path === '/groups' || isGroupsPath(path)}>
+                Groups
+              </NavLink>
+              <NavLink href="/audit" current={path === '/audit'}>
+                Audit
               </NavLink>
             </>
           ) : null}
@@ -100,6 +114,8 @@ function Redirect({ to }: { to: string }) {
   return null;
 }
 
+const isGroupsPath = (path: string) => match('/sources/:sourceKey/groups', path) !== null || match('/sources/:sourceKey/groups/:groupId', path) !== null;
+
 function NavLink({ href, current, children }: { href: string; current: boolean; children: string }) {
   return (
     <Link href={href} aria-current={current ? 'page' : undefined}>
@@ -112,15 +128,9 @@ function Page({ path, query, session }: { path: string; query: URLSearchParams; 
   const casePath = match('/alerts/:alertId/case/:caseId', path);
   if (casePath) return <CasePage key={path} alertId={casePath.alertId!} caseId={casePath.caseId!} />;
 
-  if (path === '/') {
-    if (session.admin) return <Redirect to="/webhooks" />;
-    return (
-      <section>
-        <PageTitle title="Signed in">Signed in</PageTitle>
-        <p>You are signed in as {session.user.username}. Open a case from the link in a webhook payload to review it here.</p>
-      </section>
-    );
-  }
+  // The start page: the webhooks for an admin, the case inbox for everyone else.
+  if (path === '/') return <Redirect to={session.admin ? '/webhooks' : INBOX_PATH} />;
+  if (path === INBOX_PATH) return <InboxPage query={query} />;
 
   const webhook = match('/webhooks/:id', path);
   const alerts = match('/sources/:sourceKey/alerts', path);
@@ -128,13 +138,15 @@ function Page({ path, query, session }: { path: string; query: URLSearchParams; 
   const alert = newAlert ? null : match('/sources/:sourceKey/alerts/:alertId', path);
   const alertTab = match('/sources/:sourceKey/alerts/:alertId/:tab', path);
   const tab = alertTab && (alertTab.tab === 'runs' || alertTab.tab === 'cases') ? (alertTab.tab as AlertTab) : undefined;
+  const groups = match('/sources/:sourceKey/groups', path);
+  const group = match('/sources/:sourceKey/groups/:groupId', path);
   const alertPage: { sourceKey: string; alertId: string; tab: AlertTab } | null = alert
     ? { sourceKey: alert.sourceKey!, alertId: alert.alertId!, tab: 'definition' }
     : tab
       ? { sourceKey: alertTab!.sourceKey!, alertId: alertTab!.alertId!, tab }
       : null;
   const known =
-    path === '/webhooks' || webhook || path === '/deliveries' || path === '/settings' || path === '/users' || path === '/receiver-example' || path === '/alerts' || alerts || newAlert || alertPage;
+    path === '/webhooks' || webhook || path === '/deliveries' || path === '/settings' || path === '/users' || path === '/receiver-example' || path === '/alerts' || alerts || newAlert || alertPage || path === '/groups' || groups || group || path === '/audit';
   if (!known) {
     return (
       <section>
@@ -145,7 +157,7 @@ function Page({ path, query, session }: { path: string; query: URLSearchParams; 
       </section>
     );
   }
-  // Everything but the case pages is for admins (the API refuses the rest to others anyway).
+  // Everything but the case pages and the inbox is for admins (the API refuses the rest to others anyway).
   if (!session.admin) return <AdminsOnly />;
   if (path === '/webhooks') return <WebhooksPage query={query} />;
   if (path === '/deliveries') return <SearchPage query={query} />;
@@ -156,5 +168,9 @@ function Page({ path, query, session }: { path: string; query: URLSearchParams; 
   if (alertPage) return <AlertPage key={`${alertPage.sourceKey}/${alertPage.alertId}`} sourceKey={alertPage.sourceKey} alertId={alertPage.alertId} tab={alertPage.tab} />;
   if (path === '/settings') return <SettingsPage />;
   if (path === '/receiver-example') return <ReceiverExamplePage />;
+  if (path === '/groups') return <GroupsIndex />;
+  if (groups) return <GroupsPage key={groups.sourceKey} sourceKey={groups.sourceKey!} />;
+  if (group) return <GroupPage key={path} sourceKey={group.sourceKey!} groupId={group.groupId!} />;
+  if (path === '/audit') return <AuditPage query={query} />;
   return <UsersPage />;
 }

@@ -1,5 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { requireAction } from '../access/access-hook.js';
+import { readableGraph } from '../access/graph-filter.js';
+import { recordAudit } from '../audit/audit-log.js';
 import { requireUser } from '../auth/authenticate.js';
 import { AppError, invalidParameter } from '../errors.js';
 import { queryRefused } from '../graph/graph-source.js';
@@ -46,20 +49,32 @@ export const alertRunRoutes: FastifyPluginAsyncTypebox<AlertRunRoutesOptions> = 
       },
     },
     async (request) => {
+      const principal = requireUser(request);
       const { sourceKey, alertId } = request.params;
       await findAlert(db, sourceKey, alertId);
       if ((await alertQueries(db, alertId)).length === 0) throw new AppError('invalid_alert_query', `alert ${alertId} has no queries to run: its matches are reported with POST …/matches`, undefined, 'queries');
+      // Who asked for the run is audited with the ask (the claim, or the request left for the schedule); what the run
+      // finds is the service's own work, in the run's history, not the audit log.
+      const audited = { action: 'alert.run', targetType: 'alert', targetId: alertId, sourceKey } as const;
       if (request.body?.waitForRun) {
-        const claimed = await claimAlert(db, run.owner, alertId, limits);
+        const claimed = await db.transaction(async (tx) => {
+          const claim = await claimAlert(tx, run.owner, alertId, limits);
+          if (claim) await recordAudit(tx, principal, { ...audited, after: { waitForRun: true } });
+          return claim;
+        });
         if (!claimed) return { alreadyRunning: true };
         await runClaimedAlert(run, claimed);
         return { alreadyRunning: false };
       }
-      const { rows } = await db.query<{ running: boolean }>(
-        `UPDATE alerts SET run_requested_at = COALESCE(run_requested_at, now()) WHERE id = $1
-         RETURNING COALESCE(run_locked_until > now(), false) AS running`,
-        [alertId],
-      );
+      const rows = await db.transaction(async (tx) => {
+        const asked = await tx.query<{ running: boolean }>(
+          `UPDATE alerts SET run_requested_at = COALESCE(run_requested_at, now()) WHERE id = $1
+           RETURNING COALESCE(run_locked_until > now(), false) AS running`,
+          [alertId],
+        );
+        if (asked.rows.length) await recordAudit(tx, principal, { ...audited, after: { waitForRun: false } });
+        return asked.rows;
+      });
       kick?.();
       return { alreadyRunning: rows[0]?.running ?? false };
     },
@@ -94,43 +109,59 @@ export const alertRunRoutes: FastifyPluginAsyncTypebox<AlertRunRoutesOptions> = 
         operationId: 'alertPreview',
         tags: ['alerts'],
         summary: 'What an alert query would find: each row as a match (its nodes, edges and column values), recording nothing',
+        description:
+          'Needs the `rawReadQuery` right on the source. Each row\'s nodes and edges leave out what the caller\'s groups may not ' +
+          'read; `columns` only for a caller who reads the whole graph (403 forbidden otherwise): a column is computed by the query.',
         params: Type.Object({ sourceKey: SourceKey }),
         body: PreviewBody,
         response: { 200: PreviewAnswer, ...errorResponses(400, 401, 403, 429, 503, 504) },
       },
     },
-    async (request) => slots.hold(requireUser(request), request.params.sourceKey, async () => {
-      const { graph } = await graphs.require(db, request.params.sourceKey);
+    async (request) => {
+      const principal = requireUser(request);
+      const access = requireAction(request, 'rawReadQuery', 'an alert preview');
       const columns = request.body.columns ?? [];
-      const stream = await graph
-        .run(request.body.query, {
-          readOnly: true,
-          timeoutMs: Math.min(request.body.timeout ?? DEFAULT_PREVIEW_TIMEOUT_MS, limits.maxRuntimeMs),
-          maxRows: request.body.limit ?? DEFAULT_PREVIEW_LIMIT,
-          threads: INTERACTIVE_THREADS,
-        })
-        .catch((err: unknown) => {
-          throw queryRefused(err, 'query');
-        });
-      const target = request.body.target;
-      if (target && !stream.columns.includes(target)) {
-        await stream.close();
-        throw new AppError('invalid_alert_target', `target "${target}" is not returned by the query, which returns ${stream.columns.join(', ')}`, undefined, 'target');
+      // A column's value is whatever the query computed, from anything it read: a hidden category's property, a count
+      // of hidden nodes. Unlike a node or an edge, nothing in the value says where it came from, so it cannot be
+      // filtered; and a column blanked to null would read as the query's own null. Refused, then, naming why, for a
+      // caller who does not read the whole graph; their preview without columns still shows each row's readable items.
+      if (columns.length > 0 && !access.readsWholeGraph) {
+        throw new AppError('forbidden', `a preview's columns are computed by its query from anything it reads, and your groups may not read the whole graph of data source "${access.sourceKey}": preview without columns`, undefined, 'columns');
       }
-      const rows = [];
-      let bytes = 0;
-      for await (const row of stream) {
-        const subgraph = new Subgraph();
-        subgraph.addRow(row);
-        const values = columnValues(row, columns);
-        const entry = { ...subgraph.toJSON(), columns: columns.map((c) => values[c.columnName] as string | number | null) };
-        bytes += Buffer.byteLength(JSON.stringify(entry));
-        // Leaving the loop closes the stream: the engine reads no further.
-        if (bytes > MAX_PREVIEW_BYTES) throw invalidParameter(`the preview's rows hold more than ${MAX_PREVIEW_BYTES / 1024 / 1024} MB (past row ${rows.length}): ask for fewer rows (limit) or return smaller values`, 'limit');
-        rows.push(entry);
-      }
-      return rows;
-    }),
+      return slots.hold(principal, request.params.sourceKey, async () => {
+        const { graph } = await graphs.require(db, request.params.sourceKey);
+        const stream = await graph
+          .run(request.body.query, {
+            readOnly: true,
+            timeoutMs: Math.min(request.body.timeout ?? DEFAULT_PREVIEW_TIMEOUT_MS, limits.maxRuntimeMs),
+            maxRows: request.body.limit ?? DEFAULT_PREVIEW_LIMIT,
+            threads: INTERACTIVE_THREADS,
+          })
+          .catch((err: unknown) => {
+            throw queryRefused(err, 'query');
+          });
+        const target = request.body.target;
+        if (target && !stream.columns.includes(target)) {
+          await stream.close();
+          throw new AppError('invalid_alert_target', `target "${target}" is not returned by the query, which returns ${stream.columns.join(', ')}`, undefined, 'target');
+        }
+        const rows = [];
+        let bytes = 0;
+        for await (const row of stream) {
+          const subgraph = new Subgraph();
+          subgraph.addRow(row);
+          const values = columnValues(row, columns);
+          // Each row alone, as a query's answer: an edge is kept beside its two ends in the row.
+          const { nodes, edges } = readableGraph(access, subgraph.toJSON());
+          const entry = { nodes, edges, columns: columns.map((c) => values[c.columnName] as string | number | null) };
+          bytes += Buffer.byteLength(JSON.stringify(entry));
+          // Leaving the loop closes the stream: the engine reads no further.
+          if (bytes > MAX_PREVIEW_BYTES) throw invalidParameter(`the preview's rows hold more than ${MAX_PREVIEW_BYTES / 1024 / 1024} MB (past row ${rows.length}): ask for fewer rows (limit) or return smaller values`, 'limit');
+          rows.push(entry);
+        }
+        return rows;
+      });
+    },
   );
 
   app.get(

@@ -1,10 +1,11 @@
 /**
  * Runs the alerts that are due, on every process that runs the workers: each tick claims one due alert at a time
- * (alert-run.ts, a lease in the database, so any number of processes share the runs and each due time is run
+ * (alert-run-store.ts, a lease in the database, so any number of processes share the runs and each due time is run
  * once) until none is left. One run at a time per process: a graph engine is the bottleneck of a run, not this.
  */
 import type { Logger } from '../logger.js';
-import { claimDueAlert, runClaimedAlert, type RunDependencies } from './alert-run.js';
+import { runClaimedAlert, type RunDependencies } from './alert-run.js';
+import { claimDueAlert } from './alert-run-store.js';
 
 // How often a process looks for due alerts: a CRON's finest grain is a second.
 const TICK_MS = 1_000;

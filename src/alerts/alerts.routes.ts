@@ -45,7 +45,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
       },
     },
     async (request, reply) => {
-      return reply.status(201).send(await createAlert(db, request.params.sourceKey, request.body, limits, check));
+      return reply.status(201).send(await createAlert(db, request.params.sourceKey, request.body, limits, check, requireUser(request)));
     },
   );
 
@@ -64,7 +64,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     },
     async (request) => {
       const { sourceKey, alertId } = request.params;
-      return updateAlert(db, sourceKey, alertId, request.body, limits, check);
+      return updateAlert(db, sourceKey, alertId, request.body, limits, check, requireUser(request));
     },
   );
 
@@ -120,7 +120,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     },
     async (request, reply) => {
       const { sourceKey, alertId } = request.params;
-      await deleteAlert(db, sourceKey, alertId);
+      await deleteAlert(db, sourceKey, alertId, requireUser(request));
       return noContent(reply);
     },
   );
@@ -203,7 +203,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
       await findAlert(db, sourceKey, alertId);
       const kase = toCase(await findCase(db, alertId, caseId), publicBaseUrl);
       const { graphOffset: offset, graphLimit: limit } = request.query;
-      return { ...kase, ...(await drawings.page(principal, sourceKey, kase, { offset, limit })) };
+      return { ...kase, ...(await drawings.page(principal, sourceAccessOf(request), kase, { offset, limit })) };
     },
   );
 

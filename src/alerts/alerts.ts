@@ -2,9 +2,12 @@
  * Alerts: a title and description, and on a source with a graph the Cypher queries that find its matches, the
  * CRON they run on, the columns picked from each row and the variable that names a match's case (LKE's alert).
  */
+import { recordAudit } from '../audit/audit-log.js';
+import type { Principal } from '../auth/principal.js';
 import type { Database, Queryable, Transaction } from '../db/database.js';
 import { AppError, invalidParameter, notFound } from '../errors.js';
 import { requireDataSources } from '../sources/sources.js';
+import { auditedAlert } from './alert-audit.js';
 import { checkAlertCron, nextRunAfter } from './alert-schedule.js';
 import { COLUMN_TYPES, MAX_COLUMN_NAME, MAX_COLUMNS, MAX_DESCRIPTION, MAX_QUERIES, MAX_QUERY_NAME, MAX_QUERY_TEXT, MAX_TITLE, type Alert, type AlertColumn, type CaseStatus, type AlertQuery, type AlertRunRecord, type RunProblem } from './schemas.js';
 
@@ -210,7 +213,7 @@ function scheduleOf(enabled: boolean, cron: string | null, queryCount: number): 
   return enabled && cron && queryCount > 0 ? nextRunAfter(cron, new Date()) : null;
 }
 
-export async function createAlert(db: Database, sourceKey: string, input: AlertInput & { title: string }, limits: AlertLimits, check: QueryChecker): Promise<Alert> {
+export async function createAlert(db: Database, sourceKey: string, input: AlertInput & { title: string }, limits: AlertLimits, check: QueryChecker, actor: Principal): Promise<Alert> {
   const title = checkTitle(input.title);
   const description = checkDescription(input.description ?? '');
   const cron = input.cron ? checkAlertCron(input.cron, limits.minIntervalMs) : null;
@@ -230,6 +233,7 @@ export async function createAlert(db: Database, sourceKey: string, input: AlertI
       [sourceKey, title, description, input.enabled ?? true, cron, JSON.stringify(columns), target, maxMatches, timeoutMs, scheduleOf(input.enabled ?? true, cron, queries.length)],
     );
     await insertQueries(tx, rows[0]!.id, queries);
+    await recordAudit(tx, actor, { action: 'alert.create', targetType: 'alert', targetId: rows[0]!.id, sourceKey, after: await auditedAlert(tx, rows[0]!.id) });
     return rows[0]!.id;
   });
   return loadAlert(db, await findAlert(db, sourceKey, id), limits);
@@ -249,7 +253,7 @@ function noGraphForQueries(sourceKey: string): AppError {
  * Changes an alert. `queries` takes LKE's operations (create, update with `id`, delete with `id`). Editing a query
  * keeps the alert's cases (LKE deletes them): matches are judged new or seen by identity, whatever query found them.
  */
-export async function updateAlert(db: Database, sourceKey: string, id: number, changes: AlertInput, limits: AlertLimits, check: QueryChecker): Promise<Alert> {
+export async function updateAlert(db: Database, sourceKey: string, id: number, changes: AlertInput, limits: AlertLimits, check: QueryChecker, actor: Principal): Promise<Alert> {
   const before = await findAlert(db, sourceKey, id);
   const title = changes.title === undefined ? before.title : checkTitle(changes.title);
   const description = changes.description === undefined ? before.description : checkDescription(changes.description);
@@ -282,6 +286,9 @@ export async function updateAlert(db: Database, sourceKey: string, id: number, c
     await check(sourceKey, all, target, columns, Math.min(timeoutMs ?? limits.maxRuntimeMs, limits.maxRuntimeMs));
   }
   await db.transaction(async (tx) => {
+    // Locked: the audit's `before` is the state this change replaces (an alert deleted meanwhile is not changed).
+    const previous = await auditedAlert(tx, id, true);
+    if (!previous) throw notFound('alert', id);
     // A new CRON, or the alert enabled again, starts its schedule afresh; otherwise the next run stays when it was.
     const reschedule = changes.cron !== undefined || changes.enabled !== undefined || queriesChanged;
     await tx.query(
@@ -298,6 +305,11 @@ export async function updateAlert(db: Database, sourceKey: string, id: number, c
       }
     }
     await insertQueries(tx, id, created);
+    const changed = await auditedAlert(tx, id);
+    // A change that changed nothing (the values it already had) is no one's doing to account for.
+    if (JSON.stringify(changed) !== JSON.stringify(previous)) {
+      await recordAudit(tx, actor, { action: 'alert.update', targetType: 'alert', targetId: id, sourceKey, before: previous, after: changed });
+    }
   });
   return loadAlert(db, await findAlert(db, sourceKey, id), limits);
 }
@@ -361,7 +373,13 @@ export async function listAlerts(
   return { totalCount: total.rows[0]?.count ?? 0, items };
 }
 
-export async function deleteAlert(db: Queryable, sourceKey: string, id: number): Promise<void> {
-  await findAlert(db, sourceKey, id);
-  await db.query('DELETE FROM alerts WHERE id = $1', [id]);
+/** Deletes an alert (its cases go with it, by the foreign keys) and records who did, in one transaction. */
+export async function deleteAlert(db: Database, sourceKey: string, id: number, actor: Principal): Promise<void> {
+  await db.transaction(async (tx) => {
+    await findAlert(tx, sourceKey, id);
+    const previous = await auditedAlert(tx, id, true);
+    if (!previous) throw notFound('alert', id);
+    await tx.query('DELETE FROM alerts WHERE id = $1', [id]);
+    await recordAudit(tx, actor, { action: 'alert.delete', targetType: 'alert', targetId: id, sourceKey, before: previous });
+  });
 }

@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/audit-log.js';
 import type { ApplicationRef, Principal } from '../auth/principal.js';
 import type { Database, Queryable } from '../db/database.js';
 import { AppError, invalidParameter } from '../errors.js';
@@ -5,21 +6,10 @@ import { enqueueEvents } from '../outbox/enqueue.js';
 import { renderCaseStatusChange } from '../outbox/events.js';
 import { findAlert } from './alerts.js';
 import { caseUrl } from './case-url.js';
-import type { CaseStatus } from './schemas.js';
+import { STATUS_OF_ACTION, MAX_COMMENT_LENGTH, type CaseAction, type CaseStatus } from './schemas.js';
 
-/** Each action and the status it sets; `comment` records a comment only. */
-export const STATUS_OF_ACTION = {
-  confirm: 'confirmed',
-  dismiss: 'dismissed',
-  unconfirm: 'unconfirmed',
-  'in-progress': 'in-progress',
-} as const satisfies Record<string, CaseStatus>;
+export { CASE_ACTIONS, MAX_COMMENT_LENGTH, STATUS_OF_ACTION, type CaseAction } from './schemas.js';
 
-// Object.keys types its answer string[]: the cast keeps each action's name in the type (and the route schema's).
-export const CASE_ACTIONS = [...(Object.keys(STATUS_OF_ACTION) as (keyof typeof STATUS_OF_ACTION)[]), 'comment'] as const;
-export type CaseAction = (typeof CASE_ACTIONS)[number];
-
-export const MAX_COMMENT_LENGTH = 4000;
 
 export interface CaseActionRecord {
   id: number;
@@ -27,6 +17,8 @@ export interface CaseActionRecord {
   user: { id: number; username: string; email: string } | null;
   action: string;
   comment?: string;
+  /** On an `assign` line: who the case was assigned to; null when it was unassigned (case-assignment.ts). */
+  assignedUser?: { id: number; username: string; email: string } | null;
   /** Present when an API key made the action: the key's application, acting for `user`. */
   application?: ApplicationRef;
   createdAt: string;
@@ -64,8 +56,11 @@ export async function applyCaseAction(
     const kase = rows[0];
     if (!kase) throw new AppError('not_found', `case ${target.caseId} was not found`);
 
+    // Who changed the case, in the change's transaction (audit/audit-log.ts); the comment is what they said of it.
+    const audited = { targetType: 'case', targetId: kase.id, sourceKey: target.sourceKey } as const;
     if (input.action === 'comment') {
       await insertAction(tx, kase.id, actor, 'comment', input.comment);
+      await recordAudit(tx, actor, { action: 'case.comment', ...audited, after: { alertId: alert.id, comment: input.comment } });
       return;
     }
     const status = STATUS_OF_ACTION[input.action];
@@ -75,6 +70,12 @@ export async function applyCaseAction(
       [kase.id, status, actor.userId],
     );
     await insertAction(tx, kase.id, actor, input.action, input.comment);
+    await recordAudit(tx, actor, {
+      action: 'case.status',
+      ...audited,
+      before: { alertId: alert.id, status: kase.status },
+      after: { alertId: alert.id, status, ...(input.comment === undefined ? {} : { comment: input.comment }) },
+    });
     const payload = renderCaseStatusChange(
       target.sourceKey,
       alert,
@@ -105,11 +106,15 @@ export async function listCaseActions(db: Queryable, caseId: number): Promise<Ca
     comment: string | null;
     application_id: number | null;
     application_name: string | null;
+    assigned_user_id: number | null;
+    assigned_username: string | null;
+    assigned_email: string | null;
     created_at: Date;
     updated_at: Date;
   }>(
-    `SELECT a.id, a.case_id, a.user_id, u.username, u.email, a.action, a.comment, a.application_id, a.application_name, a.created_at, a.updated_at
-     FROM case_actions a LEFT JOIN users u ON u.id = a.user_id WHERE a.case_id = $1 ORDER BY a.id`,
+    `SELECT a.id, a.case_id, a.user_id, u.username, u.email, a.action, a.comment, a.application_id, a.application_name,
+            a.assigned_user_id, au.username AS assigned_username, au.email AS assigned_email, a.created_at, a.updated_at
+     FROM case_actions a LEFT JOIN users u ON u.id = a.user_id LEFT JOIN users au ON au.id = a.assigned_user_id WHERE a.case_id = $1 ORDER BY a.id`,
     [caseId],
   );
   return rows.map((row) => {
@@ -122,6 +127,9 @@ export async function listCaseActions(db: Queryable, caseId: number): Promise<Ca
       updatedAt: row.updated_at.toISOString(),
     };
     if (row.comment !== null) record.comment = row.comment;
+    if (row.action === 'assign') {
+      record.assignedUser = row.assigned_user_id !== null && row.assigned_username !== null ? { id: row.assigned_user_id, username: row.assigned_username, email: row.assigned_email ?? '' } : null;
+    }
     if (row.application_id !== null) record.application = { id: row.application_id, name: row.application_name ?? '' };
     return record;
   });

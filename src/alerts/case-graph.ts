@@ -8,8 +8,12 @@
  *   MAX_CASE_GRAPH_PAGE), and the answer says where the next page starts;
  * - counted in the caller's query slots (query-slots.ts), as a node's lookup is, and run in its turn on the graph;
  * - cached per case, in this process: a page is fetched again once the case has a new match (its matchCount, read
- *   with the case at every request, differs), or after CACHE_TTL_MS (the graph's items may change without one).
+ *   with the case at every request, differs), or after CACHE_TTL_MS (the graph's items may change without one);
+ * - filtered per caller after the cache (graph-filter.ts): the cache holds the graph's items whole, and each caller
+ *   gets what their groups may read of them (`truncatedByAccess` says whether something was left out).
  */
+import { readableGraph } from '../access/graph-filter.js';
+import type { SourceAccess } from '../access/source-access.js';
 import type { Principal } from '../auth/principal.js';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
@@ -43,6 +47,8 @@ export interface PopulatedPart {
   graph?: { nodes: GraphNode[]; edges: GraphEdge[] };
   graphPage?: CaseGraphPage;
   graphProblem?: { key: string; message: string };
+  /** With `graph`: items of the page, or properties, the caller's groups may not read were left out. */
+  truncatedByAccess?: boolean;
 }
 
 interface CachedPage {
@@ -73,10 +79,55 @@ export class CaseDrawings {
   ) {}
 
   /**
-   * A page of the drawing of `kase`: from the cache when it still holds it, else fetched within one of `principal`'s
-   * query slots (429 `too_many_requests` when all are taken). Nothing for a source without a graph.
+   * A page of the drawing of `kase` as `access` reads it: what the caller's groups may not read left out.
    */
-  async page(principal: Principal, sourceKey: string, kase: Pick<Case, 'id' | 'nodes' | 'edges' | 'matchCount'>, asked: { offset?: number | undefined; limit?: number | undefined }): Promise<PopulatedPart> {
+  async page(principal: Principal, access: SourceAccess, kase: Pick<Case, 'id' | 'nodes' | 'edges' | 'matchCount'>, asked: { offset?: number | undefined; limit?: number | undefined }): Promise<PopulatedPart> {
+    const part = await this.#page(principal, access.sourceKey, kase, asked);
+    if (!part.graph) return part;
+    if (access.readsWholeGraph) return { ...part, truncatedByAccess: false };
+    let endCategories: Map<string, readonly string[] | undefined>;
+    try {
+      endCategories = await this.#endCategories(principal, access, part.graph);
+    } catch (err) {
+      // The cached page alone would show edges whose ends could not be judged: a problem of the graph instead.
+      if (err instanceof AppError && err.key === 'too_many_requests') throw err;
+      return { graphProblem: problemOf(err) };
+    }
+    const { nodes, edges, truncatedByAccess } = readableGraph(access, part.graph, (id) => endCategories.get(id));
+    return { graph: { nodes, edges }, graphPage: part.graphPage, truncatedByAccess };
+  }
+
+  /**
+   * The categories of the ends of the page's edges that are not among the page's nodes (a page holds the target's
+   * nodes, then its edges: a later page's edges meet their ends on an earlier one), each fetched by id in one of the
+   * caller's query slots. Only for a caller who does not read the whole graph, and only for edges of a type they
+   * read; not cached: in the usual case (a target of up to a page) every end is among the page's nodes, and nothing
+   * is fetched. An end the graph does not have is undefined (its edge is left out).
+   */
+  async #endCategories(principal: Principal, access: SourceAccess, graph: { nodes: GraphNode[]; edges: GraphEdge[] }): Promise<Map<string, readonly string[] | undefined>> {
+    const known = new Set(graph.nodes.map((node) => node.id));
+    const missing = new Set<string>();
+    for (const edge of graph.edges) {
+      if (!access.readsEdgeType(edge.data.type)) continue;
+      for (const end of [edge.data.source, edge.data.target]) if (!known.has(end)) missing.add(end);
+    }
+    const categories = new Map<string, readonly string[] | undefined>();
+    if (missing.size === 0) return categories;
+    const opened = await this.graphs.open(this.db, access.sourceKey);
+    if (!opened) return categories;
+    await this.slots.hold(principal, access.sourceKey, async () => {
+      const ids = [...missing];
+      const nodes = await Promise.all(ids.map((id) => opened.graph.node(id)));
+      ids.forEach((id, i) => categories.set(id, nodes[i]?.data.categories));
+    });
+    return categories;
+  }
+
+  /**
+   * A page of the drawing of `kase`, whole: from the cache when it still holds it, else fetched within one of
+   * `principal`'s query slots (429 `too_many_requests` when all are taken). Nothing for a source without a graph.
+   */
+  async #page(principal: Principal, sourceKey: string, kase: Pick<Case, 'id' | 'nodes' | 'edges' | 'matchCount'>, asked: { offset?: number | undefined; limit?: number | undefined }): Promise<PopulatedPart> {
     const total = kase.nodes.length + kase.edges.length;
     const offset = Math.min(asked.offset ?? 0, total);
     const limit = Math.min(asked.limit ?? CASE_GRAPH_PAGE, MAX_CASE_GRAPH_PAGE);

@@ -15,6 +15,9 @@ export interface CaseRow {
   status_user_id: number | null;
   status_username: string | null;
   status_email: string | null;
+  assigned_user_id: number | null;
+  assigned_username: string | null;
+  assigned_email: string | null;
   nodes: string[];
   edges: string[];
   match_count: number;
@@ -24,8 +27,9 @@ export interface CaseRow {
 
 const SELECT_CASE = `
   SELECT c.id, c.alert_id, a.source_key, c.hash, c.status, c.status_updated_at, c.status_user_id,
-         u.username AS status_username, u.email AS status_email, c.nodes, c.edges, c.match_count, c.created_at, c.updated_at
-  FROM cases c JOIN alerts a ON a.id = c.alert_id LEFT JOIN users u ON u.id = c.status_user_id`;
+         u.username AS status_username, u.email AS status_email, c.assigned_user_id, au.username AS assigned_username, au.email AS assigned_email,
+         c.nodes, c.edges, c.match_count, c.created_at, c.updated_at
+  FROM cases c JOIN alerts a ON a.id = c.alert_id LEFT JOIN users u ON u.id = c.status_user_id LEFT JOIN users au ON au.id = c.assigned_user_id`;
 
 export function toCase(row: CaseRow, publicBaseUrl: string): Case {
   const kase: Case = {
@@ -44,6 +48,9 @@ export function toCase(row: CaseRow, publicBaseUrl: string): Case {
   if (row.status_updated_at) kase.statusUpdateDate = row.status_updated_at.toISOString();
   if (row.status_user_id !== null && row.status_username !== null) {
     kase.user = { id: row.status_user_id, username: row.status_username, email: row.status_email ?? '' };
+  }
+  if (row.assigned_user_id !== null && row.assigned_username !== null) {
+    kase.assignedUser = { id: row.assigned_user_id, username: row.assigned_username, email: row.assigned_email ?? '' };
   }
   return kase;
 }

@@ -1,5 +1,5 @@
 /**
- * The one way matches become cases and events, whoever found them: the alert runner (alert-run.ts), which reports
+ * The one way matches become cases and events, whoever found them: the alert runner (run-write.ts), which reports
  * nothing for a match an earlier run recorded, and the match report of the API (matches.ts), where every reported
  * match is an event (docs/api.md, "Matches"). Runs inside the caller's transaction, after its per-alert lock.
  */
@@ -71,6 +71,37 @@ const RECORDED_BEFORE = namedStatement(
 );
 
 /**
+ * The cases of `found` (their case keys' hashes, `caseHashes`), opened or given their new matches' count, by hash:
+ * one row per case key, with how many matches it gets, in order of first occurrence.
+ */
+async function upsertCases(tx: Transaction, alertId: number, found: readonly FoundMatch[], caseHashes: readonly string[]): Promise<Map<string, UpsertedCase>> {
+  const cases = new Map<string, { key: Target; count: number }>();
+  found.forEach((m, i) => {
+    const entry = cases.get(caseHashes[i]!);
+    if (entry) entry.count++;
+    else cases.set(caseHashes[i]!, { key: m.caseKey, count: 1 });
+  });
+  const byHash = new Map<string, UpsertedCase>();
+  if (cases.size === 0) return byHash;
+  const keys = [...cases];
+  const { rows } = await tx.query<UpsertedCase>(
+    `INSERT INTO cases AS c (alert_id, hash, nodes, edges, match_count)
+     SELECT $1, r.hash, r.nodes::text[], r.edges::text[], r.n FROM unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS r(hash, nodes, edges, n)
+     ON CONFLICT (alert_id, hash) DO UPDATE SET match_count = c.match_count + EXCLUDED.match_count, updated_at = now()
+     RETURNING c.id, c.hash, (c.xmax = 0) AS inserted, c.created_at, c.updated_at`,
+    [
+      alertId,
+      textArray(keys.map(([hash]) => hash)),
+      textArray(keys.map(([, { key }]) => textArray(key.nodes))),
+      textArray(keys.map(([, { key }]) => textArray(key.edges))),
+      integerArray(keys.map(([, { count }]) => count)),
+    ],
+  );
+  for (const row of rows) byHash.set(row.hash, row);
+  return byHash;
+}
+
+/**
  * Records `found` for the alert. `mode: 'run'`: each is a match the alert never recorded, each identity once (the
  * runner looked them up with recordedBefore, under the alert's lock, and kept the first of repeats); `mode:
  * 'report'`: each is taken as a new match (one seen before is recorded once, in its first case). Each recorded match
@@ -80,31 +111,7 @@ export async function recordMatches(tx: Transaction, context: RecordContext, fou
   const { alert, sourceKey, publicBaseUrl } = context;
   const identities = found.map((m) => m.hash ?? hashTarget(m.identity));
   const caseHashes = found.map((m) => hashTarget(m.caseKey));
-  // One row per case key of what is recorded, with how many matches it gets, in order of first occurrence.
-  const cases = new Map<string, { key: Target; count: number }>();
-  found.forEach((m, i) => {
-    const entry = cases.get(caseHashes[i]!);
-    if (entry) entry.count++;
-    else cases.set(caseHashes[i]!, { key: m.caseKey, count: 1 });
-  });
-  const byHash = new Map<string, UpsertedCase>();
-  if (cases.size > 0) {
-    const keys = [...cases];
-    const { rows } = await tx.query<UpsertedCase>(
-      `INSERT INTO cases AS c (alert_id, hash, nodes, edges, match_count)
-       SELECT $1, r.hash, r.nodes::text[], r.edges::text[], r.n FROM unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS r(hash, nodes, edges, n)
-       ON CONFLICT (alert_id, hash) DO UPDATE SET match_count = c.match_count + EXCLUDED.match_count, updated_at = now()
-       RETURNING c.id, c.hash, (c.xmax = 0) AS inserted, c.created_at, c.updated_at`,
-      [
-        alert.id,
-        textArray(keys.map(([hash]) => hash)),
-        textArray(keys.map(([, { key }]) => textArray(key.nodes))),
-        textArray(keys.map(([, { key }]) => textArray(key.edges))),
-        integerArray(keys.map(([, { count }]) => count)),
-      ],
-    );
-    for (const row of rows) byHash.set(row.hash, row);
-  }
+  const byHash = await upsertCases(tx, alert.id, found, caseHashes);
 
   const opened = new Set<string>();
   const kept: { hash: string; caseId: number; nodes: string[]; edges: string[]; columns: Record<string, PropertyValue> }[] = [];

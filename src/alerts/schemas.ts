@@ -18,6 +18,21 @@ export const COLUMN_TYPES = ['string', 'number'] as const;
 export const CASE_STATUSES = ['unconfirmed', 'confirmed', 'dismissed', 'in-progress'] as const;
 export type CaseStatus = (typeof CASE_STATUSES)[number];
 
+/** Each action and the status it sets; `comment` records a comment only. */
+export const STATUS_OF_ACTION = {
+  confirm: 'confirmed',
+  dismiss: 'dismissed',
+  unconfirm: 'unconfirmed',
+  'in-progress': 'in-progress',
+} as const satisfies Record<string, CaseStatus>;
+
+// Object.keys types its answer string[]: the cast keeps each action's name in the type (and the route schema's).
+export const CASE_ACTIONS = [...(Object.keys(STATUS_OF_ACTION) as (keyof typeof STATUS_OF_ACTION)[]), 'comment'] as const;
+export type CaseAction = (typeof CASE_ACTIONS)[number];
+
+export const MAX_COMMENT_LENGTH = 4000;
+
+
 export { SourceKey };
 export const AlertParams = Type.Object({ sourceKey: SourceKey, alertId: PositiveId });
 export const CaseParams = Type.Object({ sourceKey: SourceKey, alertId: PositiveId, caseId: PositiveId });
@@ -129,7 +144,7 @@ export const UpdateAlertBody = Type.Object({
   ),
 });
 
-const UserRef = Type.Object({ id: Type.Integer(), username: Type.String(), email: Type.String() });
+export const UserRef = Type.Object({ id: Type.Integer(), username: Type.String(), email: Type.String() });
 export const CaseSchema = Type.Object(
   {
     id: Type.Integer(),
@@ -139,6 +154,7 @@ export const CaseSchema = Type.Object(
     status: Type.Enum([...CASE_STATUSES]),
     statusUpdateDate: Type.Optional(Timestamp),
     user: Type.Optional(UserRef),
+    assignedUser: Type.Optional(Type.Object(UserRef.properties, { description: 'who the case is assigned to (absent: no one), as LKE answers it' })),
     nodes: Type.Array(Type.String()),
     edges: Type.Array(Type.String()),
     matchCount: Type.Integer(),
@@ -163,6 +179,7 @@ export const CaseActionSchema = Type.Object({
   user: Type.Union([UserRef, Type.Null()]),
   action: Type.String(),
   comment: Type.Optional(Type.String()),
+  assignedUser: Type.Optional(Type.Union([UserRef, Type.Null()], { description: 'on an `assign` line: who the case was assigned to; null when it was unassigned (or that user is deleted)' })),
   application: Type.Optional(Type.Object({ id: Type.Integer(), name: Type.String() })),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -183,6 +200,7 @@ export const PopulatedCaseSchema = Type.Object({
     ),
   ),
   graphProblem: Type.Optional(Type.Object({ key: Type.String(), message: Type.String() }, { description: 'why `graph` is missing' })),
+  truncatedByAccess: Type.Optional(Type.Boolean({ description: "with `graph`: whether items of the page, or their properties, the caller's groups may not read were left out (ext)" })),
 });
 
 export const PreviewBody = Type.Object({

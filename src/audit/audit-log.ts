@@ -1,8 +1,9 @@
 import type { Principal } from '../auth/principal.js';
 import type { Queryable } from '../db/database.js';
+import type { AuditTarget } from './schemas.js';
 
-/** What the audit log records about: the things whose changes an Admin may have to account for. */
-export type AuditTarget = 'alert' | 'case' | 'group' | 'accessRights' | 'accessRightsSettings';
+// Declared with the API's shapes (schemas.ts), which filter and answer it.
+export type { AuditTarget } from './schemas.js';
 
 export interface AuditEntry {
   /** What was done, `<target>.<verb>`: `alert.create`, `case.status`, `case.assign`, `group.delete`, `accessRights.set`… */

@@ -3,10 +3,17 @@ import { Type } from 'typebox';
 import type { Database } from '../db/database.js';
 import { noContent } from '../http/no-content.js';
 import { errorResponses, PositiveId } from '../http/schemas.js';
-import { createApplication, deleteApplication, listApplications, MAX_APPLICATION_NAME_LENGTH } from './applications.js';
+import { createApplication, deleteApplication, listApplications, MAX_APPLICATION_NAME_LENGTH, updateApplication } from './applications.js';
+import type { MembershipLog } from './membership.js';
 import { ApplicationSchema, GroupIds } from './schemas.js';
 
-export const applicationRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
+export interface ApplicationRoutesOptions {
+  db: Database;
+  /** Where which groups a key joins and leaves is recorded (the audit log; app.ts gives it). */
+  membershipLog?: MembershipLog;
+}
+
+export const applicationRoutes: FastifyPluginAsyncTypebox<ApplicationRoutesOptions> = async (app, { db, membershipLog }) => {
   app.post(
     '/api/admin/applications',
     {
@@ -22,7 +29,7 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
         response: { 201: ApplicationSchema, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request, reply) => reply.status(201).send(await createApplication(db, request.body)),
+    async (request, reply) => reply.status(201).send(await createApplication(db, request.body, { actor: request.principal, membershipLog })),
   );
 
   app.get(
@@ -38,6 +45,25 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
     async () => listApplications(db),
   );
 
+  app.patch(
+    '/api/admin/applications/:id',
+    {
+      schema: {
+        operationId: 'updateApplication',
+        tags: ['applications'],
+        summary: "Rename, enable or disable an API key, or give it other groups (LKE's updateApplication); the key stays the same",
+        params: Type.Object({ id: PositiveId }),
+        body: Type.Object({
+          name: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_APPLICATION_NAME_LENGTH })),
+          enabled: Type.Optional(Type.Boolean()),
+          groups: Type.Optional(GroupIds),
+        }),
+        response: { 200: ApplicationSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => updateApplication(db, request.params.id, request.body, { actor: request.principal, membershipLog }),
+  );
+
   app.delete(
     '/api/admin/applications/:id',
     {
@@ -50,7 +76,7 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
       },
     },
     async (request, reply) => {
-      await deleteApplication(db, request.params.id);
+      await deleteApplication(db, request.params.id, { actor: request.principal, membershipLog });
       return noContent(reply);
     },
   );

@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { noContent } from '../http/no-content.js';
 import { errorResponses } from '../http/schemas.js';
 import { requireUser } from './authenticate.js';
-import { groupsOf } from './groups.js';
 import { addressKey } from '../http/client-address.js';
 import { LoginThrottle } from './login-throttle.js';
 import { decoyPasswordHash, verifyPassword } from './passwords.js';
@@ -18,10 +17,23 @@ import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, MAX_USERNAME_LENGTH, toUser } fr
 /** Sign-in takes a username or an email: the longer of the two. */
 const MAX_LOGIN_LENGTH = Math.max(MAX_USERNAME_LENGTH, MAX_EMAIL_LENGTH);
 
+const SourceAccessRightsSchema = Type.Object({
+  alerts: Type.Object({ read: Type.Array(Type.String()) }),
+  nodes: Type.Object({ edit: Type.Array(Type.String()), write: Type.Array(Type.String()) }),
+  edges: Type.Object({ edit: Type.Array(Type.String()), write: Type.Array(Type.String()) }),
+});
+
 const MeSchema = Type.Object({
   ...UserSchema.properties,
   application: Type.Optional(Type.Object({ id: Type.Integer(), name: Type.String() })),
+  actions: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()), { description: "LKE's User.actions: the actions the user may do, by data source key (`*`: every source)" })),
+  accessRights: Type.Optional(
+    Type.Record(Type.String(), SourceAccessRightsSchema, { description: "LKE's User.accessRights: the alerts read and the categories and types edited or written, by data source key (`*`: every source)" }),
+  ),
 });
+
+/** LKE's `actions` and `accessRights` of a user in these groups (access/user-access.ts; app.ts gives it: auth cannot import access). */
+export type DescribeAccess = (db: Database, groupIds: readonly number[]) => Promise<{ actions: Record<string, string[]>; accessRights: Record<string, Static<typeof SourceAccessRightsSchema>> }>;
 
 /** What sign-in needs of the process configuration (env.ts), stated here so auth does not import it. */
 export interface SignInConfig {
@@ -34,9 +46,11 @@ export interface SignInConfig {
 export interface AuthRoutesOptions {
   db: Database;
   config: SignInConfig;
+  /** Adds LKE's `actions` and `accessRights` to `GET /api/auth/me`. */
+  describeAccess?: DescribeAccess;
 }
 
-export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, { db, config }) => {
+export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, { db, config, describeAccess }) => {
   const { sessionTtlMs } = config;
   const throttle = new LoginThrottle({ addressMaxFailures: config.loginFailuresPerAddress });
   if (config.trustProxy === true || typeof config.trustProxy === 'function') {
@@ -109,7 +123,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       schema: {
         operationId: 'getCurrentUser',
         tags: ['auth'],
-        summary: 'The signed-in user; through an API key, also the key\'s application (the key acts for the user)',
+        summary: "The signed-in user with LKE's actions and accessRights by data source; through an API key, also the key's application (the key acts for the user)",
         response: { 200: MeSchema, ...errorResponses(401) },
       },
     },
@@ -118,7 +132,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       const user = await findUserById(db, principal.userId);
       if (!user) throw new AppError('unauthorized', 'the session belongs to a user that no longer exists');
       // Through an API key the user acts with the key's groups only, on behalf of its application: show both.
-      const me = { ...toUser(user), groups: groupsOf(principal.groupIds) };
+      const answer = toUser(user);
+      const me = { ...answer, groups: answer.groups.filter((group) => principal.groupIds.includes(group.id)), ...(await describeAccess?.(db, principal.groupIds)) };
       return principal.application ? { ...me, application: principal.application } : me;
     },
   );

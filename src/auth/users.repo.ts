@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import { ADMIN_GROUP_ID } from './groups.js';
+import { memberGroupsJson, type GroupRow } from './membership.js';
 
 export interface UserRow {
   id: number;
@@ -7,13 +8,16 @@ export interface UserRow {
   email: string;
   password_hash: string;
   group_ids: number[];
+  /** The same groups, as the answers show them. */
+  groups: GroupRow[];
   created_at: Date;
   updated_at: Date;
 }
 
 const SELECT_USER = `
   SELECT u.id, u.username, u.email, u.password_hash, u.created_at, u.updated_at,
-         COALESCE((SELECT array_agg(g.group_id ORDER BY g.group_id) FROM user_groups g WHERE g.user_id = u.id), '{}') AS group_ids
+         COALESCE((SELECT array_agg(g.group_id ORDER BY g.group_id) FROM user_groups g WHERE g.user_id = u.id), '{}') AS group_ids,
+         ${memberGroupsJson('user_groups', 'user_id', 'u.id')} AS groups
   FROM users u`;
 
 export async function findUserById(db: Queryable, id: number): Promise<UserRow | undefined> {
@@ -39,6 +43,12 @@ export async function findUserByLogin(db: Queryable, usernameOrEmail: string): P
 export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {
   const { rows } = await db.query<UserRow>(`${SELECT_USER} WHERE lower(u.email) = lower($1)`, [email]);
   return rows[0];
+}
+
+/** Holds the user's row until the transaction ends: two changes of one user's groups apply one after the other. */
+export async function lockUser(tx: Queryable, id: number): Promise<boolean> {
+  const { rowCount } = await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [id]);
+  return rowCount > 0;
 }
 
 export async function listUsers(db: Queryable): Promise<UserRow[]> {

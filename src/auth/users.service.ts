@@ -1,8 +1,9 @@
 import { AdvisoryLock } from '../db/advisory-locks.js';
 import type { Database } from '../db/database.js';
 import { AppError, invalidParameter, notFound, uniqueViolationAs } from '../errors.js';
-import { ADMIN_GROUP_ID, ANALYST_GROUP_ID, groupsOf, isKnownGroup } from './groups.js';
+import { ADMIN_GROUP_ID, ANALYST_GROUP_ID } from './groups.js';
 import { forgetInitialPassword } from './initial-password.js';
+import { checkGroupChanges, checkGroupIds, logMembership, membershipChange, resolveGroupChanges, toGroup, type GroupChanges, type MembershipContext } from './membership.js';
 import { hashPassword } from './passwords.js';
 import type { User } from './schemas.js';
 import * as repo from './users.repo.js';
@@ -14,7 +15,7 @@ export function toUser(row: repo.UserRow): User {
     id: row.id,
     username: row.username,
     email: row.email,
-    groups: groupsOf(row.group_ids),
+    groups: row.groups.map(toGroup),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -38,7 +39,7 @@ export function checkPassword(password: string): void {
 // Characters that show as nothing or change the direction of what follows: `admin\u200b` and `admin\u202e` looked
 // like `admin` in every list. Control, format (zero-width, bidi), private-use, unassigned, line and paragraph
 // separators, and the default-ignorable ones (U+3164 Hangul filler and the like).
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
+export const INVISIBLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
 
 /**
  * A username as stored and looked up: NFKC, so `ａdmin` (fullwidth) and `admin` are one name and the second is
@@ -68,14 +69,6 @@ function checkEmail(email: string): void {
   if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) throw invalidParameter(`email "${email}" is not an email address (name@domain)`, 'email');
 }
 
-export function checkGroups(groups: number[], field = 'groups'): number[] {
-  if (groups.length === 0) throw invalidParameter(`${field} must name at least one group`, field);
-  for (const id of groups) {
-    if (!isKnownGroup(id)) throw invalidParameter(`${field} contains ${id}, which is not a group (1 = Admin, 2 = Analyst)`, field);
-  }
-  return [...new Set(groups)];
-}
-
 export interface NewUser {
   username: string;
   email: string;
@@ -83,49 +76,64 @@ export interface NewUser {
   groups?: number[] | undefined;
 }
 
-export async function createUser(db: Database, input: NewUser): Promise<User> {
+/** `context`: who creates the user, and the audit log their joining each group is recorded in. */
+export async function createUser(db: Database, input: NewUser, context: MembershipContext = {}): Promise<User> {
   const username = normaliseUsername(input.username);
   checkUsername(username, input.email);
   checkEmail(input.email);
   checkPassword(input.password);
-  const groupIds = checkGroups(input.groups ?? [ANALYST_GROUP_ID]);
   const passwordHash = await hashPassword(input.password);
   try {
-    const id = await db.transaction((tx) => repo.insertUser(tx, { username, email: input.email, passwordHash, groupIds }));
+    const id = await db.transaction(async (tx) => {
+      const groups = await checkGroupIds(tx, input.groups ?? [ANALYST_GROUP_ID], 'groups');
+      const id = await repo.insertUser(tx, { username, email: input.email, passwordHash, groupIds: groups.map((group) => group.id) });
+      await logMembership(tx, context, membershipChange({ kind: 'user', id, name: username }, [], groups));
+      return id;
+    });
     return toUser((await repo.findUserById(db, id))!);
   } catch (err) {
     throw uniqueViolationAs(err, repo.USER_UNIQUE_CONSTRAINTS);
   }
 }
 
-export interface UserChanges {
+export interface UserChanges extends GroupChanges {
   username?: string | undefined;
   email?: string | undefined;
   password?: string | undefined;
-  groups?: number[] | undefined;
 }
 
 /**
  * `initialPasswordFile`: where this process keeps the first admin's generated password (auth/initial-password.ts),
- * removed when the password it holds is the one this change replaces.
+ * removed when the password it holds is the one this change replaces. The groups are the whole set (`groups`) or
+ * LKE's `addedGroups` and `removedGroups`.
  */
-export async function updateUser(db: Database, id: number, changes: UserChanges, options: { initialPasswordFile?: string } = {}): Promise<User> {
+export async function updateUser(
+  db: Database,
+  id: number,
+  changes: UserChanges,
+  options: { initialPasswordFile?: string } & MembershipContext = {},
+): Promise<User> {
   const username = changes.username === undefined ? undefined : normaliseUsername(changes.username);
   if (changes.email !== undefined) checkEmail(changes.email);
   if (changes.password !== undefined) checkPassword(changes.password);
-  const groupIds = changes.groups === undefined ? undefined : checkGroups(changes.groups);
+  checkGroupChanges(changes);
   const passwordHash = changes.password === undefined ? undefined : await hashPassword(changes.password);
   let previousHash: string | undefined;
   try {
     await db.transaction(async (tx) => {
-      const current = await repo.findUserById(tx, id);
-      if (!current) throw notFound('user', id);
+      // Held to the end: a concurrent change of this user's groups starts from what this one leaves.
+      if (!(await repo.lockUser(tx, id))) throw notFound('user', id);
+      const current = (await repo.findUserById(tx, id))!;
       previousHash = current.password_hash;
       // The name as it will be, against the email as it will be: a new email must not leave the old one as the name.
       if (username !== undefined || changes.email !== undefined) checkUsername(username ?? current.username, changes.email ?? current.email);
-      if (groupIds && !groupIds.includes(ADMIN_GROUP_ID)) await ensureAnotherAdmin(tx, id);
+      const groups = await resolveGroupChanges(tx, current.group_ids, changes);
+      if (groups && !groups.some((group) => group.id === ADMIN_GROUP_ID)) await ensureAnotherAdmin(tx, id);
       await repo.updateUser(tx, id, { username, email: changes.email, passwordHash });
-      if (groupIds) await repo.setUserGroups(tx, id, groupIds);
+      if (groups) {
+        await repo.setUserGroups(tx, id, groups.map((group) => group.id));
+        await logMembership(tx, options, membershipChange({ kind: 'user', id, name: username ?? current.username }, current.groups, groups));
+      }
       // A changed password ends the user's sessions everywhere.
       if (passwordHash) await tx.query('DELETE FROM sessions WHERE user_id = $1', [id]);
     });
@@ -136,11 +144,14 @@ export async function updateUser(db: Database, id: number, changes: UserChanges,
   return toUser((await repo.findUserById(db, id))!);
 }
 
-export async function deleteUser(db: Database, id: number): Promise<void> {
+/** The user leaves every group with it: recorded, as any membership change, in `context`'s log. */
+export async function deleteUser(db: Database, id: number, context: MembershipContext = {}): Promise<void> {
   await db.transaction(async (tx) => {
-    if (!(await repo.findUserById(tx, id))) throw notFound('user', id);
+    if (!(await repo.lockUser(tx, id))) throw notFound('user', id);
     await ensureAnotherAdmin(tx, id);
+    const user = (await repo.findUserById(tx, id))!;
     await repo.deleteUser(tx, id);
+    await logMembership(tx, context, membershipChange({ kind: 'user', id, name: user.username }, user.groups, []));
   });
 }
 

@@ -22,6 +22,13 @@ export const CONSOLE_PAGES = [
   // Its runs and its cases.
   '/sources/:sourceKey/alerts/:alertId/:tab',
   '/alerts/:alertId/case/:caseId',
+  // The case inbox, every signed-in user's.
+  '/cases',
+  // Groups and their access rights, per data source; the audit log.
+  '/groups',
+  '/sources/:sourceKey/groups',
+  '/sources/:sourceKey/groups/:groupId',
+  '/audit',
 ] as const;
 /** The built scripts and styles (names carry a content hash, so they are cached for good). */
 export const CONSOLE_ASSETS = '/assets/*';

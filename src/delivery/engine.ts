@@ -61,7 +61,7 @@ export function startDeliveryEngine(options: {
     async () => {
       const startedAt = Date.now();
       const result = await cleanupDeliveries(db, settings.webhooks);
-      if (result.ran) logger.info({ sent: result.sent, failed: result.failed, alertRuns: result.runs, durationMs: Date.now() - startedAt }, 'old deliveries removed');
+      if (result.ran) logger.info({ sent: result.sent, failed: result.failed, alertRuns: result.runs, auditEntries: result.audit, durationMs: Date.now() - startedAt }, 'old deliveries removed');
     },
     logger,
   );

@@ -21,6 +21,8 @@ export const WebhookSettingsSchema = Type.Object(
     failedDeliveryRetentionDelayMs: Type.Integer(),
     // Alert runs older than this are removed on cleanupFrequency, but the newest ALERT_RUNS_KEPT of each alert.
     alertRunRetentionDelayMs: Type.Integer(),
+    // Audit log entries older than this are removed on cleanupFrequency (audit/audit-purge.ts).
+    auditRetentionDelayMs: Type.Integer(),
     requestTimeoutMs: Type.Integer(),
     retryScheduleMs: Type.Array(Type.Integer()),
     // A webhook whose deliveries have all failed for this long (at least one ended `failed`, none sent) is disabled

@@ -12,6 +12,8 @@ export const DEFAULT_WEBHOOK_SETTINGS: Readonly<WebhookSettings> = Object.freeze
   failedDeliveryRetentionDelayMs: 604_800_000,
   // 30 days of run history; the newest runs of each alert are kept whatever their age (alerts/run-retention.ts).
   alertRunRetentionDelayMs: 2_592_000_000,
+  // A year of who changed what (audit/audit-purge.ts): an audit outlives the deliveries and runs it accounts for.
+  auditRetentionDelayMs: 31_536_000_000,
   requestTimeoutMs: 10_000,
   retryScheduleMs: Object.freeze([60_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]) as number[],
   // Five days, as Svix: past the default retry schedule's last attempt (about 27 h), so a receiver down over a long
@@ -39,6 +41,7 @@ const VALIDATORS: Record<keyof WebhookSettings, Validator> = {
   deliveryRetentionDelayMs: (value, name) => validateInteger(value, name, 0, MAX_RETENTION_MS),
   failedDeliveryRetentionDelayMs: (value, name) => validateInteger(value, name, 0, MAX_RETENTION_MS),
   alertRunRetentionDelayMs: (value, name) => validateInteger(value, name, 0, MAX_RETENTION_MS),
+  auditRetentionDelayMs: (value, name) => validateInteger(value, name, 0, MAX_RETENTION_MS),
   requestTimeoutMs: (value, name) => validateInteger(value, name, 1000, 60_000),
   retryScheduleMs: (value, name) => {
     if (!Array.isArray(value)) throw invalidParameter(`${name} must be an array of integers (milliseconds between attempts)`, name);

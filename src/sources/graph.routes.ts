@@ -1,10 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
+import { requireAction, sourceAccessOf } from '../access/access-hook.js';
+import { readableAnswer, readableGraph } from '../access/graph-filter.js';
+import type { SourceAccess } from '../access/source-access.js';
 import { requireUser } from '../auth/authenticate.js';
 import { isAdmin, type Principal } from '../auth/principal.js';
 import type { Database } from '../db/database.js';
 import { notFound } from '../errors.js';
 import { GraphError, queryRefused, type GraphSource, type SubgraphAnswer } from '../graph/graph-source.js';
+import type { GraphEdge, GraphNode } from '../graph/items.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { GraphRegistry, OpenedGraph } from './graph-registry.js';
@@ -27,6 +31,9 @@ const ItemParams = Type.Object({ sourceKey: SourceKey, id: Type.String({ minLeng
 export const MAX_ANSWER_ITEMS = 20_000;
 const NODES_HEAD = Buffer.from('{"nodes":');
 const EDGES_HEAD = Buffer.from(',"edges":');
+const LOOKUP_ACCESS =
+  "A node or an edge the caller's groups may not read (its category or type, or, for an edge, one of its ends) answers 404 " +
+  'as one the graph does not have; the properties they may not read are left out.';
 
 export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async (app, { db, graphs, metrics, slots }) => {
   app.post(
@@ -37,8 +44,9 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
         tags: ['graph'],
         summary: 'Run a Cypher query on the graph of a data source: the nodes and edges it returns',
         description:
-          'Read queries for any signed-in user; a write (CREATE, MERGE, SET, DELETE, COPY, DDL…) only for Admins, on a graph ' +
-          'whose settings allow writes (403 forbidden otherwise). `limit` bounds the rows read.',
+          'Read queries for a user whose groups give the `rawReadQuery` right on the source (403 forbidden otherwise); a write ' +
+          '(CREATE, MERGE, SET, DELETE, COPY, DDL…) only for Admins, on a graph whose settings allow writes (403 forbidden otherwise). ' +
+          '`limit` bounds the rows read. What the caller\'s groups may not read is left out (`truncatedByAccess`).',
         params: Type.Object({ sourceKey: SourceKey }),
         body: RunQueryBody,
         response: { 200: RunQueryAnswer, ...errorResponses(400, 401, 403, 429, 503, 504) },
@@ -46,11 +54,15 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
     },
     async (request, reply) => {
       const principal = requireUser(request);
+      // Refused before a slot is taken or the engine asked.
+      const access = requireAction(request, 'rawReadQuery', 'a graph query');
       const answer = await slots.hold(principal, request.params.sourceKey, () => runQuery(principal, request.params.sourceKey, request.body));
       // The nodes and edges come as UTF-8 JSON in the answer's shapes (GraphSource.subgraph): sent as they are, not
-      // parsed here to be written again (Fastify sends bytes as they are; the schema still documents the answer).
-      const tail = `,"truncatedByLimit":${answer.truncated},"truncatedByAccess":false}`;
-      const body = Buffer.concat([NODES_HEAD, answer.nodes, EDGES_HEAD, answer.edges, Buffer.from(tail)]);
+      // parsed here to be written again (Fastify sends bytes as they are; the schema still documents the answer),
+      // unless the caller's groups may not read all of them (graph-filter.ts).
+      const readable = readableAnswer(access, answer);
+      const tail = `,"truncatedByLimit":${answer.truncated},"truncatedByAccess":${readable.truncatedByAccess}}`;
+      const body = Buffer.concat([NODES_HEAD, readable.nodes, EDGES_HEAD, readable.edges, Buffer.from(tail)]);
       return reply.type('application/json; charset=utf-8').send(body as unknown as Static<typeof RunQueryAnswer>);
     },
   );
@@ -101,27 +113,45 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
   // A lookup may scan a table (an id that is no key): it holds one of the caller's query slots, as a query does.
   const lookUp = <T>(principal: Principal, sourceKey: string, find: (graph: GraphSource) => Promise<T>) =>
     slots.hold(principal, sourceKey, async () => find((await graphs.require(db, sourceKey)).graph));
-  const nodeOf = async (graph: GraphSource, id: string) => {
+  // A node or an edge the caller may not read answers as one the graph does not have: the same 404, word for word.
+  const nodeOf = async (graph: GraphSource, id: string, access: SourceAccess) => {
     const node = await graph.node(id);
-    if (!node) throw notFound('node', id);
-    return node;
+    const readable = node && readableGraph(access, { nodes: [node], edges: [] }).nodes[0];
+    if (!readable) throw notFound('node', id);
+    return readable;
   };
-  const edgeOf = async (graph: GraphSource, id: string) => {
+  /**
+   * The edge and its ends (each once; an end the graph no longer has is left out). A caller who reads the whole graph
+   * gets the ends only when `withEnds` (the edge's subgraph); for another they are always fetched, one lookup after
+   * the other (the caller's slot is one query at a time), to judge the edge by them: it is read only beside two
+   * readable ends.
+   */
+  const edgeOf = async (graph: GraphSource, id: string, access: SourceAccess, withEnds: boolean): Promise<{ edge: GraphEdge; ends: GraphNode[] }> => {
     const edge = await graph.edge(id);
-    if (!edge) throw notFound('edge', id);
-    return edge;
+    // An edge of a type the caller may not read: its ends are not even looked up.
+    if (!edge || (!access.readsWholeGraph && !access.readsEdgeType(edge.data.type))) throw notFound('edge', id);
+    const ends: GraphNode[] = [];
+    if (withEnds || !access.readsWholeGraph) {
+      for (const endId of new Set([edge.data.source, edge.data.target])) {
+        const node = await graph.node(endId);
+        if (node) ends.push(node);
+      }
+    }
+    const readable = readableGraph(access, { nodes: ends, edges: [edge] });
+    if (!readable.edges[0]) throw notFound('edge', id);
+    return { edge: readable.edges[0], ends: readable.nodes };
   };
 
   app.get(
     '/api/:sourceKey/graph/nodes/:id',
-    { schema: { operationId: 'getNode', tags: ['graph'], summary: 'One node of the graph', params: ItemParams, response: { 200: GraphNodeSchema, ...errorResponses(400, 401, 404, 429, 503) } } },
-    async (request) => lookUp(requireUser(request), request.params.sourceKey, (graph) => nodeOf(graph, request.params.id)),
+    { schema: { operationId: 'getNode', tags: ['graph'], summary: 'One node of the graph', description: LOOKUP_ACCESS, params: ItemParams, response: { 200: GraphNodeSchema, ...errorResponses(400, 401, 404, 429, 503) } } },
+    async (request) => lookUp(requireUser(request), request.params.sourceKey, (graph) => nodeOf(graph, request.params.id, sourceAccessOf(request))),
   );
 
   app.get(
     '/api/:sourceKey/graph/edges/:id',
-    { schema: { operationId: 'getEdge', tags: ['graph'], summary: 'One edge of the graph', params: ItemParams, response: { 200: GraphEdgeSchema, ...errorResponses(400, 401, 404, 429, 503) } } },
-    async (request) => lookUp(requireUser(request), request.params.sourceKey, (graph) => edgeOf(graph, request.params.id)),
+    { schema: { operationId: 'getEdge', tags: ['graph'], summary: 'One edge of the graph', description: LOOKUP_ACCESS, params: ItemParams, response: { 200: GraphEdgeSchema, ...errorResponses(400, 401, 404, 429, 503) } } },
+    async (request) => lookUp(requireUser(request), request.params.sourceKey, async (graph) => (await edgeOf(graph, request.params.id, sourceAccessOf(request), false)).edge),
   );
 
   // What @linkurious/rest-client's graphNode.getNode and graphEdge.getEdge send: a POST, whose body may carry LKE's
@@ -143,12 +173,13 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
         operationId: 'getNodeSubgraph',
         tags: ['graph'],
         summary: "One node of the graph, as LKE's getNode asks for it: a subgraph of that node alone",
+        description: LOOKUP_ACCESS,
         params: ItemParams,
         body: LookupBody,
         response: { 200: LookupAnswer, ...errorResponses(400, 401, 404, 429, 503) },
       },
     },
-    async (request) => lookUp(requireUser(request), request.params.sourceKey, async (graph) => ({ nodes: [await nodeOf(graph, request.params.id)], edges: [] })),
+    async (request) => lookUp(requireUser(request), request.params.sourceKey, async (graph) => ({ nodes: [await nodeOf(graph, request.params.id, sourceAccessOf(request))], edges: [] })),
   );
 
   app.post(
@@ -158,6 +189,7 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
         operationId: 'getEdgeSubgraph',
         tags: ['graph'],
         summary: "One edge of the graph, as LKE's getEdge asks for it: a subgraph of the edge and its two ends",
+        description: LOOKUP_ACCESS,
         params: ItemParams,
         body: LookupBody,
         response: { 200: LookupAnswer, ...errorResponses(400, 401, 404, 429, 503) },
@@ -165,14 +197,8 @@ export const graphRoutes: FastifyPluginAsyncTypebox<GraphRoutesOptions> = async 
     },
     async (request) =>
       lookUp(requireUser(request), request.params.sourceKey, async (graph) => {
-        const edge = await edgeOf(graph, request.params.id);
-        // One lookup after the other: the caller's slot is one query at a time.
-        const nodes = [];
-        for (const id of new Set([edge.data.source, edge.data.target])) {
-          const node = await graph.node(id);
-          if (node) nodes.push(node);
-        }
-        return { nodes, edges: [edge] };
+        const { edge, ends } = await edgeOf(graph, request.params.id, sourceAccessOf(request), true);
+        return { nodes: ends, edges: [edge] };
       }),
   );
 };

@@ -40,7 +40,12 @@ export const GraphAnswerSchema = Type.Object({
 });
 
 export const DataSourceSchema = Type.Object(
-  { key: Type.String(), name: Type.String(), graph: Type.Optional(GraphAnswerSchema) },
+  {
+    key: Type.String(),
+    name: Type.String(),
+    propertyKeyAccessRights: Type.Boolean({ description: "whether its custom groups' property-key access rights apply" }),
+    graph: Type.Optional(GraphAnswerSchema),
+  },
   { $id: 'DataSource', description: 'A data source; `graph` absent: its alerts take matches reported through the API' },
 );
 

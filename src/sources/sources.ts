@@ -13,6 +13,8 @@ import { MAX_SOURCE_NAME_LENGTH, SOURCE_KEY_PATTERN } from './schemas.js';
 export interface DataSource {
   key: string;
   name: string;
+  /** Whether the property-key access rights of its custom groups apply (PATCH /api/admin/:sourceKey/accessRights/settings). */
+  propertyKeyAccessRights: boolean;
   /** Absent: the source has no graph, and its alerts' matches are reported through the API. */
   graph?: GraphAnswer;
 }
@@ -23,6 +25,7 @@ const RESERVED_KEYS = new Set(['admin', 'auth', 'config', 'dataSources', 'openap
 interface SourceRow {
   key: string;
   name: string;
+  property_key_access_rights: boolean;
   graph: StoredGraph | null;
   password_set: boolean;
   password_sealed: string | null;
@@ -34,10 +37,11 @@ export interface SourceGraphs {
   graphs: GraphRegistry;
 }
 
-const SELECT_SOURCE = 'SELECT key, name, graph, graph_password_sealed IS NOT NULL AS password_set, graph_password_sealed AS password_sealed FROM data_sources';
+const SELECT_SOURCE =
+  'SELECT key, name, property_key_access_rights, graph, graph_password_sealed IS NOT NULL AS password_set, graph_password_sealed AS password_sealed FROM data_sources';
 
 function toDataSource(row: SourceRow): DataSource {
-  const source: DataSource = { key: row.key, name: row.name };
+  const source: DataSource = { key: row.key, name: row.name, propertyKeyAccessRights: row.property_key_access_rights };
   if (row.graph) source.graph = row.graph.vendor === 'neo4j' ? { ...row.graph, passwordSet: row.password_set } : row.graph;
   return source;
 }
@@ -75,7 +79,7 @@ export async function createDataSource(db: Queryable, input: { key: string; name
   try {
     const { rows } = await db.query<SourceRow>(
       `INSERT INTO data_sources (key, name, graph, graph_password_sealed) VALUES ($1, $2, $3, $4)
-       RETURNING key, name, graph, graph_password_sealed IS NOT NULL AS password_set, graph_password_sealed AS password_sealed`,
+       RETURNING key, name, property_key_access_rights, graph, graph_password_sealed IS NOT NULL AS password_set, graph_password_sealed AS password_sealed`,
       [input.key, name, checked ? JSON.stringify(checked.graph) : null, checked?.password ? sealSecret(checked.password, deps.keyring) : null],
     );
     return toDataSource(rows[0]!);
@@ -126,7 +130,7 @@ export async function updateDataSource(
   }
   const { rows } = await db.query<SourceRow>(
     `UPDATE data_sources SET name = COALESCE($2, name)${graphUpdate}, updated_at = clock_timestamp() WHERE key = $1
-     RETURNING key, name, graph, graph_password_sealed IS NOT NULL AS password_set`,
+     RETURNING key, name, property_key_access_rights, graph, graph_password_sealed IS NOT NULL AS password_set`,
     params,
   );
   await deps.graphs.forget(key);

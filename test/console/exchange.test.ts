@@ -40,7 +40,7 @@ describe('the exchange with a receiver, in the console', () => {
     else await target.evaluate('window.scrollTo(0, 0)');
     await target.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
   };
-  const deliveries = () => page.getByRole('region', { name: 'Deliveries' });
+  const deliveries = () => page.getByRole('region', { name: 'Deliveries', exact: true });
   /** Where a control is on the page (not in the viewport: a click may scroll), to see that nothing moved it. */
   const placeOf = (control: Locator) =>
     control.evaluate((element) => {

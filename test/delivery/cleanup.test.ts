@@ -43,7 +43,7 @@ describe('cleanup (docs/api.md, Settings: cleanupFrequency)', () => {
     const eventsBefore = await events();
 
     const result = await cleanupDeliveries(t.db, t.service.settings.webhooks);
-    expect(result).toEqual({ ran: true, sent: 3, failed: 2, runs: 0 });
+    expect(result).toEqual({ ran: true, sent: 3, failed: 2, runs: 0, audit: 0 });
     expect(await remaining(oldSent)).toBe(0);
     expect(await remaining(oldFailed)).toBe(0);
     expect(await remaining(newSent)).toBe(2);
@@ -86,7 +86,7 @@ describe('cleanup (docs/api.md, Settings: cleanupFrequency)', () => {
     await t.db.withConnection(async (holder) => {
       await holder.query('SELECT pg_advisory_lock($1)', [AdvisoryLock.cleanup]);
       try {
-        expect(await cleanupDeliveries(t.db, t.service.settings.webhooks)).toEqual({ ran: false, sent: 0, failed: 0, runs: 0 });
+        expect(await cleanupDeliveries(t.db, t.service.settings.webhooks)).toEqual({ ran: false, sent: 0, failed: 0, runs: 0, audit: 0 });
       } finally {
         await holder.query('SELECT pg_advisory_unlock($1)', [AdvisoryLock.cleanup]);
       }

@@ -37,6 +37,9 @@ describe('the error catalogue, as routes answer it', () => {
     expectError(await t.admin.get('/api/admin/webhooks/999999/deliveries'), 'not_found');
     expectError(await t.admin.get('/api/no/such/route'), 'api_not_found');
     expectError(await t.admin.post('/api/admin/sources', { key: 'catalogue', name: 'Again' }), 'already_exists');
+    const group = await t.admin.post('/api/admin/catalogue/groups', { name: 'Catalogue team' });
+    const propertyRight = { targetType: 'nodePropertyKey', targetItemType: 'Account', targetName: 'iban', type: 'none' };
+    expectError(await t.admin.request('PUT', `/api/admin/catalogue/groups/${group.body.id}/access_rights`, { accessRights: [propertyRight] }), 'property_key_access_rights_required');
     expect((await analyst.post(`${casePath}/action`, { action: 'confirm' })).status).toBe(204);
     expectError(await analyst.post(`${casePath}/action`, { action: 'confirm' }), 'redundant_action');
     expectError(await t.admin.request('POST', '/api/admin/sources', JSON.stringify({ key: 'big', name: 'x'.repeat(2 * 1024 * 1024) }), { 'content-type': 'application/json' }), 'payload_too_large');

@@ -18,7 +18,7 @@ describe('data sources with a graph, and LKE\'s graph routes', () => {
   it('creates a source with an embedded graph, and an Admin writes to it through run/query', async () => {
     const created = await t.admin.post('/api/admin/sources', { key: 'fraud', name: 'Fraud', graph: { vendor: 'embedded' } });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ key: 'fraud', name: 'Fraud', graph: { vendor: 'embedded', allowWrites: true } });
+    expect(created.body).toEqual({ key: 'fraud', name: 'Fraud', propertyKeyAccessRights: false, graph: { vendor: 'embedded', allowWrites: true } });
     for (const query of [...SCHEMA, "CREATE (:Client {id: 'alice', name: 'Alice'})-[:HAS_PHONE]->(:Phone {number: '555'})<-[:HAS_PHONE]-(:Client {id: 'bob', name: 'Bob'})"]) {
       const answer = await t.admin.post('/api/fraud/graph/run/query', { query, dialect: 'cypher' });
       expect(answer.status, `${query}: ${JSON.stringify(answer.body)}`).toBe(200);

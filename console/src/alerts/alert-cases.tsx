@@ -63,6 +63,7 @@ export function AlertCases({ alert }: { alert: Alert }) {
                 <td>
                   <StatusBadge status={kase.status} />
                   {kase.user ? <div class="muted">by {kase.user.username}</div> : null}
+                  {kase.assignedUser ? <div class="muted">assigned to {kase.assignedUser.username}</div> : null}
                 </td>
                 <td class="muted">
                   {kase.nodes.length} node{kase.nodes.length === 1 ? '' : 's'}, {kase.edges.length} edge{kase.edges.length === 1 ? '' : 's'}

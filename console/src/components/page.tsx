@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
+import { Link } from './link';
 
 /** A page's heading: names the tab, and takes the focus on arrival so a screen reader starts at the new page. */
 export function PageTitle({ children, title }: { children: ComponentChildren; title: string }) {
@@ -19,7 +20,9 @@ export function AdminsOnly() {
   return (
     <section>
       <PageTitle title="Admins only">Admins only</PageTitle>
-      <p>This page needs the Admin group. You can open the case pages linked from webhook payloads.</p>
+      <p>
+        This page needs the Admin group. Your cases are in the <Link href="/cases">case inbox</Link>.
+      </p>
     </section>
   );
 }

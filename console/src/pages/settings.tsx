@@ -8,7 +8,7 @@ import { formatDuration } from '../format';
 import type { Settings, WebhookSettings } from '../types';
 import { useApi } from '../use-api';
 
-const FIELDS = ['enabled', 'deliveryFrequency', 'cleanupFrequency', 'deliveryRetentionDelayMs', 'failedDeliveryRetentionDelayMs', 'alertRunRetentionDelayMs', 'requestTimeoutMs', 'retryScheduleMs', 'autoDisableAfterMs'] as const satisfies readonly (keyof WebhookSettings)[];
+const FIELDS = ['enabled', 'deliveryFrequency', 'cleanupFrequency', 'deliveryRetentionDelayMs', 'failedDeliveryRetentionDelayMs', 'alertRunRetentionDelayMs', 'auditRetentionDelayMs', 'requestTimeoutMs', 'retryScheduleMs', 'autoDisableAfterMs'] as const satisfies readonly (keyof WebhookSettings)[];
 
 /**
  * What the form holds, derived from the server's settings type: a switch for a boolean, text as typed for the rest, so
@@ -22,6 +22,7 @@ const toForm = (s: WebhookSettings): Form => ({
   deliveryRetentionDelayMs: String(s.deliveryRetentionDelayMs),
   failedDeliveryRetentionDelayMs: String(s.failedDeliveryRetentionDelayMs),
   alertRunRetentionDelayMs: String(s.alertRunRetentionDelayMs),
+  auditRetentionDelayMs: String(s.auditRetentionDelayMs),
   requestTimeoutMs: String(s.requestTimeoutMs),
   retryScheduleMs: s.retryScheduleMs.join(', '),
   autoDisableAfterMs: String(s.autoDisableAfterMs),
@@ -37,6 +38,7 @@ const fromForm = (f: Form) => ({
   deliveryRetentionDelayMs: integer(f.deliveryRetentionDelayMs),
   failedDeliveryRetentionDelayMs: integer(f.failedDeliveryRetentionDelayMs),
   alertRunRetentionDelayMs: integer(f.alertRunRetentionDelayMs),
+  auditRetentionDelayMs: integer(f.auditRetentionDelayMs),
   requestTimeoutMs: integer(f.requestTimeoutMs),
   retryScheduleMs: f.retryScheduleMs.trim() === '' ? [] : f.retryScheduleMs.split(',').map(integer),
   autoDisableAfterMs: integer(f.autoDisableAfterMs),
@@ -180,6 +182,14 @@ export function SettingsPage() {
             onInput={set('alertRunRetentionDelayMs')}
             error={errors.alertRunRetentionDelayMs}
             hint={`${msReading(form.alertRunRetentionDelayMs)}; the newest 100 runs of each alert are always kept`}
+          />
+          <Field
+            label="Keep the audit log for (ms)"
+            inputMode="numeric"
+            value={form.auditRetentionDelayMs}
+            onInput={set('auditRetentionDelayMs')}
+            error={errors.auditRetentionDelayMs}
+            hint={`${msReading(form.auditRetentionDelayMs)}; who changed alerts, cases, groups and rights, removed on the cleanup schedule`}
           />
         </div>
         {errors.form ? <Notice kind="error">Nothing was saved: {errors.form}</Notice> : null}

@@ -1,17 +1,21 @@
 import { useState } from 'preact/hooks';
-import { del, fieldOf, messageOf, post } from '../api';
+import { del, fieldOf, messageOf, patch, post } from '../api';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CopyButton } from '../components/copy-button';
 import { Field, SelectField } from '../components/field';
 import { Notice } from '../components/notice';
 import { PageTitle } from '../components/page';
 import { formatTime } from '../format';
+import { groupLabel, useGroupChoices, type GroupChoice } from '../groups/all-groups';
 import { useSession } from '../session';
-import { GROUPS, type Application, type User } from '../types';
+import { GROUPS, type Application, type Group, type User } from '../types';
 import { useApi } from '../use-api';
 
 const GROUP_OPTIONS = [...GROUPS].reverse().map((g) => ({ value: String(g.id), label: g.name }));
-const groupNames = (groups: { name: string }[]) => groups.map((g) => g.name).join(', ');
+/** A member's groups, a custom one named with its data source. */
+const memberGroups = (groups: Group[], choices: GroupChoice[] | undefined) => groups.map((g) => choices?.find((c) => c.id === g.id)?.label ?? groupLabel(g)).join(', ');
+/** The new user's group: Analyst first, then Admin, then the custom groups of every data source. */
+const groupOptions = (choices: GroupChoice[] | undefined) => [...GROUP_OPTIONS, ...(choices ?? []).filter((c) => !c.builtin).map((c) => ({ value: String(c.id), label: c.label }))];
 
 export function UsersPage() {
   return (
@@ -28,6 +32,8 @@ const USER_FIELDS = ['username', 'email', 'password', 'groups'] as const;
 function Users() {
   const list = useApi<{ items: User[] }>('/api/admin/users');
   const users = list.data?.items;
+  const choices = useGroupChoices();
+  const [editing, setEditing] = useState<number>();
   const [form, setForm] = useState({ username: '', email: '', password: '', group: '2' });
   const [errors, setErrors] = useState<Partial<Record<(typeof USER_FIELDS)[number] | 'form', string>>>({});
   const [created, setCreated] = useState<string>();
@@ -68,7 +74,25 @@ function Users() {
               <tr key={u.id}>
                 <td>{u.username}</td>
                 <td>{u.email}</td>
-                <td>{groupNames(u.groups)}</td>
+                <td>
+                  {editing === u.id && choices.data ? (
+                    <MemberGroupsForm
+                      user={u}
+                      choices={choices.data}
+                      onDone={(changed) => {
+                        setEditing(undefined);
+                        if (changed) list.reload();
+                      }}
+                    />
+                  ) : (
+                    <div class="inline-action">
+                      <span>{memberGroups(u.groups, choices.data)}</span>
+                      <button type="button" class="secondary small" aria-label={`Change the groups of ${u.username}`} disabled={!choices.data} onClick={() => setEditing(u.id)}>
+                        Change
+                      </button>
+                    </div>
+                  )}
+                </td>
                 <td>{formatTime(u.createdAt)}</td>
               </tr>
             ))}
@@ -83,7 +107,7 @@ function Users() {
           <Field label="Username" autoComplete="off" value={form.username} onInput={set('username')} error={errors.username} />
           <Field label="Email" type="email" autoComplete="off" value={form.email} onInput={set('email')} error={errors.email} />
           <Field label="Password" type="password" autoComplete="new-password" value={form.password} onInput={set('password')} error={errors.password} hint="8 characters or more" />
-          <SelectField label="Group" options={GROUP_OPTIONS} value={form.group} onChange={set('group')} error={errors.groups} />
+          <SelectField label="Group" options={groupOptions(choices.data)} value={form.group} onChange={set('group')} error={errors.groups} />
         </div>
         {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
         {created ? <Notice kind="success">{created}</Notice> : null}
@@ -93,8 +117,59 @@ function Users() {
   );
 }
 
+/**
+ * A user's groups as checkboxes (PATCH /api/admin/users/:id, `groups`): the built-in ones and each data source's
+ * custom groups; at least one.
+ */
+function MemberGroupsForm({ user, choices, onDone }: { user: User; choices: GroupChoice[]; onDone: (changed: boolean) => void }) {
+  const [chosen, setChosen] = useState<ReadonlySet<number>>(() => new Set(user.groups.map((g) => g.id)));
+  const [error, setError] = useState<string>();
+  const toggle = (id: number) => {
+    const next = new Set(chosen);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    setChosen(next);
+  };
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setError(undefined);
+    try {
+      await patch(`/api/admin/users/${user.id}`, { groups: [...chosen] });
+      onDone(true);
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+  return (
+    <form onSubmit={(e) => void save(e)} noValidate aria-label={`Groups of ${user.username}`}>
+      <fieldset class="rights">
+        <legend>Groups of {user.username}</legend>
+        <ul class="check-list">
+          {choices.map((c) => (
+            <li key={c.id}>
+              <label class="check">
+                <input type="checkbox" checked={chosen.has(c.id)} onChange={() => toggle(c.id)} /> {c.label}
+              </label>
+            </li>
+          ))}
+        </ul>
+      </fieldset>
+      {error ? <p class="field-error">{error}</p> : null}
+      <div class="inline-action">
+        <button type="submit" class="small" disabled={chosen.size === 0}>
+          Save groups
+        </button>
+        <button type="button" class="secondary small" onClick={() => onDone(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
 function ApiKeys() {
   const { user } = useSession();
+  const choices = useGroupChoices();
   const list = useApi<Application[]>('/api/admin/applications');
   const keys = list.data;
   const [removeError, setRemoveError] = useState<string>();
@@ -157,7 +232,7 @@ function ApiKeys() {
               {keys.map((k) => (
                 <tr key={k.id}>
                   <td>{k.name}</td>
-                  <td>{groupNames(k.groups)}</td>
+                  <td>{memberGroups(k.groups, choices.data)}</td>
                   <td>{k.enabled ? 'yes' : 'no'}</td>
                   <td>{formatTime(k.createdAt)}</td>
                   <td>
@@ -192,7 +267,7 @@ function ApiKeys() {
         <h3 id="new-key">New API key</h3>
         <div class="form-row">
           <Field label="Key name" autoComplete="off" value={name} onInput={(e) => setName(e.currentTarget.value)} error={nameError} />
-          <SelectField label="Key group" options={GROUP_OPTIONS} value={group} onChange={(e) => setGroup(e.currentTarget.value)} />
+          <SelectField label="Key group" options={groupOptions(choices.data)} value={group} onChange={(e) => setGroup(e.currentTarget.value)} />
         </div>
         <button type="submit">Create API key</button>
       </form>

@@ -1,27 +1,17 @@
-import { useState } from 'preact/hooks';
-import { ApiError, get, messageOf, post } from '../api';
-import { SelectField } from '../components/field';
+import { ApiError, get } from '../api';
+import { alertPath } from '../alerts/alert-words';
+import { Link } from '../components/link';
 import { Notice, StatusBadge } from '../components/notice';
 import { PageTitle } from '../components/page';
 import { formatTime } from '../format';
+import { useSession } from '../session';
 import type { Alert, CaseAction, DataSource, PopulatedCase } from '../types';
 import { useLoad } from '../use-api';
-import { alertPath } from '../alerts/alert-words';
-import { Link } from '../components/link';
-import { useSession } from '../session';
-import { CaseMatches } from '../cases/case-matches';
-import { CaseTarget } from '../cases/case-target';
-
-/** The status each action sets. */
-const SETS: Record<string, string> = { confirm: 'confirmed', dismiss: 'dismissed', 'in-progress': 'in-progress', unconfirm: 'unconfirmed' };
-
-const ACTIONS = [
-  { value: 'confirm', label: 'Confirm' },
-  { value: 'dismiss', label: 'Dismiss' },
-  { value: 'in-progress', label: 'In progress' },
-  { value: 'unconfirm', label: 'Unconfirm' },
-  { value: 'comment', label: 'Comment only (status unchanged)' },
-];
+import { ActionLog } from './action-log';
+import { CaseAssignee } from './case-assignee';
+import { CaseMatches } from './case-matches';
+import { CaseStatusForm } from './case-status-form';
+import { CaseTarget } from './case-target';
 
 interface Loaded {
   source: DataSource;
@@ -83,6 +73,7 @@ export function CasePage({ alertId, caseId }: { alertId: string; caseId: string 
   }
 
   const { source, alert, caseItem, actions } = loaded;
+  const base = `/api/${encodeURIComponent(source.key)}/alerts/${alert.id}/cases/${caseItem.id}`;
   return (
     <>
       <p class="crumbs">
@@ -122,84 +113,15 @@ export function CasePage({ alertId, caseId }: { alertId: string; caseId: string 
             <dt>Updated</dt>
             <dd>{formatTime(caseItem.updatedAt)}</dd>
           </dl>
+          <CaseAssignee kase={caseItem} onChanged={reload} />
         </section>
       </div>
-      <CaseTarget kase={caseItem} base={`/api/${encodeURIComponent(source.key)}/alerts/${alert.id}/cases/${caseItem.id}`} />
+      <CaseTarget kase={caseItem} base={base} />
       <div class="columns">
         <CaseMatches alert={alert} caseId={caseItem.id} />
-        <ChangeStatus base={`/api/${encodeURIComponent(source.key)}/alerts/${alert.id}/cases/${caseItem.id}`} onChanged={reload} />
+        <CaseStatusForm base={base} onChanged={reload} />
       </div>
-      <section aria-labelledby="action-log" class="card">
-        <h2 id="action-log">Action log</h2>
-        {actions.length === 0 ? (
-          <p class="muted">No action yet.</p>
-        ) : (
-          <table class="data" aria-labelledby="action-log">
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">User</th>
-                <th scope="col">Action</th>
-                <th scope="col">Comment</th>
-              </tr>
-            </thead>
-            <tbody>
-              {actions.map((a) => (
-                <tr key={a.id}>
-                  <td>{formatTime(a.createdAt)}</td>
-                  <td>
-                    {a.user?.username ?? 'a deleted user'}
-                    {a.application ? <span class="muted"> (API key {a.application.name})</span> : null}
-                  </td>
-                  <td>
-                    <code>{a.action}</code>
-                  </td>
-                  <td>{a.comment || <span class="muted">—</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </section>
+      <ActionLog actions={actions} />
     </>
-  );
-}
-
-/** POST …/action: a status change emits caseStatusChange to the subscribed webhooks, as through the API. */
-function ChangeStatus({ base, onChanged }: { base: string; onChanged: () => void }) {
-  const [action, setAction] = useState('confirm');
-  const [comment, setComment] = useState('');
-  const [outcome, setOutcome] = useState<{ ok: boolean; text: string }>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setOutcome(undefined);
-    try {
-      await post(`${base}/action`, comment ? { action, comment } : { action });
-      setOutcome({ ok: true, text: action === 'comment' ? 'Comment added.' : `Status changed to ${SETS[action]}.` });
-      setComment('');
-      onChanged();
-    } catch (err) {
-      setOutcome({ ok: false, text: messageOf(err) });
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <form class="card" aria-labelledby="change-status" onSubmit={(e) => void submit(e)}>
-      <h2 id="change-status">Change the status</h2>
-      <div class="form-row">
-        <SelectField label="Action" options={ACTIONS} value={action} onChange={(e) => setAction(e.currentTarget.value)} />
-        <div class="field grow">
-          <label for="case-comment">Comment</label>
-          <textarea id="case-comment" rows={2} maxLength={4000} value={comment} onInput={(e) => setComment(e.currentTarget.value)} />
-        </div>
-      </div>
-      {outcome ? <Notice kind={outcome.ok ? 'success' : 'error'}>{outcome.text}</Notice> : null}
-      <button type="submit" disabled={busy}>
-        Apply
-      </button>
-    </form>
   );
 }
