@@ -117,7 +117,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
 
     // The embedded database serves one process at a time (its data directory's lock): a claim found in it at start
     // is a previous process's that ended without giving it back (killed). Its deliveries go out now, not at the end
-    // of its lease (95 s at the default time-out there, see CLAIM_DEPTH in delivery/worker.ts).
+    // of its lease (95 s at the default time-out there, see CLAIM_DEPTH in delivery/claim-depth.ts).
     if (db.kind === 'pglite') {
       await phase('claims of a previous process released', async () => {
         // The same for alert runs: a run claimed by the killed process is due again (it recorded nothing).

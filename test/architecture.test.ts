@@ -173,6 +173,13 @@ describe('direction of imports in src/', () => {
     expect(packages.filter((via) => !via.endsWith('→ typebox'))).toEqual([]);
   });
 
+  it("lays the console out in one scheme: a folder per feature (and components/ for what they share), no pages/ folder beside them", () => {
+    const consoleDir = fileURLToPath(new URL('../console/src/', import.meta.url));
+    const folders = readdirSync(consoleDir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    expect(folders).toContain('components');
+    expect(folders.filter((folder) => ['pages', 'views', 'screens'].includes(folder))).toEqual([]);
+  });
+
   it('keeps src/http free of any domain: route files of every folder import it', () => {
     const allowed = new Set(['http', 'base', 'db']);
     expect(folderEdges.filter((edge) => edge.from === 'http' && !allowed.has(edge.to)).map((edge) => edge.via)).toEqual([]);

@@ -6,7 +6,7 @@ import { recordAttempts, type AttemptRecord } from '../outbox/claims.js';
 import { disableFailingWebhooks } from '../webhooks/auto-disable.js';
 
 // Outcomes are written in batches of up to FLUSH_BATCH, or FLUSH_DELAY_MS after the first of a batch: one statement
-// for many attempts (see the measurements in worker.ts). A flush with more waiting writes them FLUSH_BATCH at a
+// for many attempts (bench/README.md has the measurements). A flush with more waiting writes them FLUSH_BATCH at a
 // time: PostgreSQL's cost per outcome no longer falls beyond ~160 (measured: 45–50 µs at 160 and at 256). On PGlite,
 // batches of 512 written 40 ms apart (24 November, drains of 100,000 with the deeper claims, 3 interleaved rounds):
 // 16,800–18,300/s against 16,850–17,100/s, +0–7%: within what the rounds move, so both databases keep these.

@@ -170,45 +170,8 @@ export class DeliverySender {
     );
     const end = await exchange.end;
     this.#deadlines.delete(exchange);
-    if (!end.answered) {
-      const failed = (error: string): SendFailed => {
-        const outcome: SendFailed = { ok: false, error, durationMs: elapsed(), requestHeaders };
-        if (end.statusCode !== undefined) outcome.responseStatus = end.statusCode;
-        if (exchange.respondedAt !== undefined) outcome.timeToFirstByteMs = Math.round(exchange.respondedAt - started);
-        return outcome;
-      };
-      if (exchange.expired) return failed(timedOut(timeoutMs));
-      // A refusal by the receiver policy is a failed attempt like any other (retried: the policy, or the receiver's
-      // DNS, may change meanwhile); it is marked as such (see SendFailed.blocked).
-      const outcome = failed(describeFailure(end.error, url.hostname, timeoutMs));
-      if (end.statusCode === undefined && isBlocked(end.error)) outcome.blocked = true;
-      return outcome;
-    }
-
-    const { statusCode, headers: responseHeaders, head, whole } = end;
-    const recorded = recordResponseHeaders(responseHeaders);
-    const outcome: SendOutcome =
-      statusCode >= 200 && statusCode < 300
-        ? { ok: true, responseStatus: statusCode, durationMs: 0, requestHeaders, responseHeaders: recorded.headers }
-        : {
-            ok: false,
-            responseStatus: statusCode,
-            error: statusCode >= 300 && statusCode < 400 ? `receiver answered ${statusCode} (redirects are not followed)` : `receiver answered ${statusCode}`,
-            durationMs: 0,
-            requestHeaders,
-            responseHeaders: recorded.headers,
-          };
-    if (recorded.truncated) outcome.responseHeadersTruncated = true;
-    if (exchange.respondedAt !== undefined) outcome.timeToFirstByteMs = Math.round(exchange.respondedAt - started);
-    if (head.length > 0) {
-      // A cut-off body may end inside a multi-byte character: leave that partial character out.
-      outcome.responseBody = recordableText(whole ? head.toString('utf8') : new StringDecoder('utf8').write(head));
-    }
-    if (!whole) outcome.responseBodyTruncated = true;
-    if (!outcome.ok && (statusCode === 429 || statusCode === 503)) {
-      const retryAfterMs = parseRetryAfter(responseHeaders['retry-after']);
-      if (retryAfterMs !== undefined) outcome.retryAfterMs = retryAfterMs;
-    }
+    if (!end.answered) return unansweredOutcome(end, exchange, { started, timeoutMs, hostname: url.hostname, requestHeaders });
+    const outcome = answeredOutcome(end, exchange, started, requestHeaders);
     outcome.durationMs = elapsed();
     if (end.ended) {
       // undici hands a kept-alive connection back to its pool one event-loop turn after the response
@@ -405,4 +368,56 @@ function describeFailure(err: unknown, host: string, timeoutMs: number): string 
   if (coded[0] !== undefined) return `request failed: ${coded[0].code}`;
   const message = err instanceof Error ? err.message : String(err);
   return `request failed: ${message.length > 120 ? `${message.slice(0, 117)}...` : message}`;
+}
+
+type ExchangeEnd = Awaited<Exchange['end']>;
+
+/** A failed attempt the receiver never answered whole: the deadline, the receiver policy, or the network. */
+function unansweredOutcome(
+  end: Extract<ExchangeEnd, { answered: false }>,
+  exchange: Exchange,
+  attempt: { started: number; timeoutMs: number; hostname: string; requestHeaders: Record<string, string> },
+): SendFailed {
+  const { started, timeoutMs, requestHeaders } = attempt;
+  const failed = (error: string): SendFailed => {
+    const outcome: SendFailed = { ok: false, error, durationMs: Math.round(performance.now() - started), requestHeaders };
+    if (end.statusCode !== undefined) outcome.responseStatus = end.statusCode;
+    if (exchange.respondedAt !== undefined) outcome.timeToFirstByteMs = Math.round(exchange.respondedAt - started);
+    return outcome;
+  };
+  if (exchange.expired) return failed(timedOut(timeoutMs));
+  // A refusal by the receiver policy is a failed attempt like any other (retried: the policy, or the receiver's
+  // DNS, may change meanwhile); it is marked as such (see SendFailed.blocked).
+  const outcome = failed(describeFailure(end.error, attempt.hostname, timeoutMs));
+  if (end.statusCode === undefined && isBlocked(end.error)) outcome.blocked = true;
+  return outcome;
+}
+
+/** An attempt the receiver answered: 2xx is delivered, anything else failed; what it said is kept, bounded. */
+function answeredOutcome(end: Extract<ExchangeEnd, { answered: true }>, exchange: Exchange, started: number, requestHeaders: Record<string, string>): SendOutcome {
+  const { statusCode, headers: responseHeaders, head, whole } = end;
+  const recorded = recordResponseHeaders(responseHeaders);
+  const outcome: SendOutcome =
+    statusCode >= 200 && statusCode < 300
+      ? { ok: true, responseStatus: statusCode, durationMs: 0, requestHeaders, responseHeaders: recorded.headers }
+      : {
+          ok: false,
+          responseStatus: statusCode,
+          error: statusCode >= 300 && statusCode < 400 ? `receiver answered ${statusCode} (redirects are not followed)` : `receiver answered ${statusCode}`,
+          durationMs: 0,
+          requestHeaders,
+          responseHeaders: recorded.headers,
+        };
+  if (recorded.truncated) outcome.responseHeadersTruncated = true;
+  if (exchange.respondedAt !== undefined) outcome.timeToFirstByteMs = Math.round(exchange.respondedAt - started);
+  if (head.length > 0) {
+    // A cut-off body may end inside a multi-byte character: leave that partial character out.
+    outcome.responseBody = recordableText(whole ? head.toString('utf8') : new StringDecoder('utf8').write(head));
+  }
+  if (!whole) outcome.responseBodyTruncated = true;
+  if (!outcome.ok && (statusCode === 429 || statusCode === 503)) {
+    const retryAfterMs = parseRetryAfter(responseHeaders['retry-after']);
+    if (retryAfterMs !== undefined) outcome.retryAfterMs = retryAfterMs;
+  }
+  return outcome;
 }

@@ -10,7 +10,7 @@ const TIMEOUT_MS = 30_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /*
- * How far ahead the worker claims, by database (CLAIM_DEPTH in src/delivery/worker.ts): on PostgreSQL a webhook's
+ * How far ahead the worker claims, by database (CLAIM_DEPTH in src/delivery/claim-depth.ts): on PostgreSQL a webhook's
  * lane holds twice its concurrency of 16, and a claim is held for the time-out × 5 + 5 s; on PGlite, where fewer,
  * larger claims spend less of the embedded database's one thread, four times, and the time-out × 9 + 5 s.
  */

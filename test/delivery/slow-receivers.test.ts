@@ -123,7 +123,7 @@ describe('slow receivers never hold other webhooks (the real schedule)', () => {
   it('still claims for a healthy webhook when black holes hold more claims than the process claims ahead', async () => {
     // Nine black holes, each its own receiver with a full lane of 16 in flight and the rest waiting. On PostgreSQL a
     // lane holds 32: 288 claims, more than the 256 (4 × 64) the process claims ahead; on PGlite a lane holds 64:
-    // 576, more than its 512 (8 × 64; see CLAIM_DEPTH in worker.ts). Their claims must not keep the healthy
+    // 576, more than its 512 (8 × 64; see CLAIM_DEPTH in claim-depth.ts). Their claims must not keep the healthy
     // webhook's from being made.
     const { lane, ahead } = t.db.kind === 'pglite' ? { lane: 64, ahead: 512 } : { lane: 32, ahead: 256 };
     const holes: BlackHole[] = [];

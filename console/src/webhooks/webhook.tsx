@@ -10,7 +10,7 @@ import { navigate } from '../router';
 import { EVENT_TYPES, type DataSource, type Delivery, type EventType, type Page, type Webhook } from '../types';
 import { useApi } from '../use-api';
 import { HealthChart } from '../components/health-chart';
-import { Deliveries } from './deliveries';
+import { Deliveries } from '../deliveries/deliveries';
 import { EditWebhook, EnableToggle, RotateSecret } from './webhook-lifecycle';
 
 /** One webhook: what it is, edit, enable/disable, rotate its secret, ping, delete, and its deliveries. */
