@@ -51,7 +51,7 @@ const CREATE_CONCURRENCY = 8;
 const FANOUT_CONCURRENCY = 2;
 // The flat-cost phase's rounds: few webhooks, many, few again (the idle ones deleted), many again (created again).
 // One pair on its own moved with the machine: ×0.80 and ×0.77 in two runs of 24 November; later that day, rounds of
-// one run went from ×0.66 to ×1.09 (bench/README.md has them).
+// one run went from ×0.66 to ×1.09 (bench/HISTORY.md has them).
 const FLAT_ROUNDS = 2;
 const PER_SECOND = '* * * * * *';
 const databases = option('db', 'both') === 'both' ? (['postgres', 'pglite'] as const) : ([option('db', 'both')] as ('postgres' | 'pglite')[]);

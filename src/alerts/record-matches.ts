@@ -4,12 +4,12 @@
  * match is an event (docs/api.md, "Matches"). Runs inside the caller's transaction, after its per-alert lock.
  */
 import { namedStatement, type Transaction } from '../db/database.js';
-import type { PropertyValue } from '../graph/items.js';
+import type { PropertyValue } from '../graph/graph-schemas.js';
 import { enqueueEvents, type DomainEvent, type EventRouting } from '../outbox/enqueue.js';
 import { renderNewCase, renderNewMatch, type AlertSummary } from '../outbox/events.js';
 import { caseUrl } from './case-url.js';
 import { integerArray, textArray } from '../db/array-literals.js';
-import { hashTarget, type Target } from './target.js';
+import { hashTarget, type Target } from '../graph/match-identity.js';
 
 export interface FoundMatch {
   /** The match's own nodes and edges: its identity. */
@@ -52,8 +52,8 @@ interface UpsertedCase {
 /**
  * Which of `identities` (match identity hashes) the alert recorded before: their positions. One index probe per
  * hash, whatever the planner believes: `hash = ANY($2)` was planned, on the statistics of a table that had just
- * grown by a run's matches, as a scan of all the alert's matches per batch (quadratic in the matches: 1.4 s of the
- * server's CPU for a rerun of 60,000; 0.35 s as probes). The hashes go as one comma-separated text (hex needs no
+ * grown by a run's matches, as a scan of all the alert's matches per batch (quadratic in the matches; bench/README.md,
+ * "Alerts"). The hashes go as one comma-separated text (hex needs no
  * quoting, so no array to escape) and come back as the positions (from 0) of those seen, in one array.
  */
 export async function recordedBefore(tx: Transaction, alertId: number, identities: readonly string[]): Promise<number[]> {

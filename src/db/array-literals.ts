@@ -33,7 +33,7 @@ export function textArray(items: readonly (string | null)[]): string {
  * whole array: JSON.stringify's text never holds a control character or a lone surrogate (it escapes them), so
  * quoting it again as a JSON string escapes only `"` and `\\`, as an array literal's element wants, and a JSON array
  * of such strings is the literal but for its brackets. Measured for the worker's outcome batches (bench/README.md,
- * "Contention", session 4).
+ * "The worker's pipeline").
  */
 export function jsonTextArray(values: readonly unknown[]): string {
   const texts = new Array<string>(values.length);

@@ -30,7 +30,7 @@ const namedTexts = new Map<string, string>();
  * connection; PGlite's one session, through the same pg client) parses it the first time it runs it there and then
  * only binds and executes it: the server skips parsing and analysis, and, once it settles on a generic plan (after
  * five runs, when that plan costs no more than the custom ones), planning too. The idle claim's round trip went
- * from ~0.8 to ~0.3 ms on PostgreSQL, ~1.6 to ~0.5 ms on PGlite (figures in src/outbox/claims.ts).
+ * from ~0.8 to ~0.3 ms on PostgreSQL, ~1.6 to ~0.5 ms on PGlite (bench/README.md, "The claim").
  *
  * pg records, per connection, which names it has prepared: a connection that replaces a lost one prepares them
  * again; a statement whose parse failed is not taken as prepared; one that parsed stays prepared whatever its runs
@@ -131,10 +131,9 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
 
 /**
  * PGlite in `dataDir`, on a thread of its own (see embedded-thread.ts), guarded by a lock file against a second
- * process. Measured with the benchmark's default run: on the service's own thread it drained 2,001 deliveries/s,
- * p99 latency was 3.1 s, and a 1,000,000-row cleanup stopped delivery (31 delivered in 31.6 s); on its own thread,
- * with the per-table autovacuum, 3,984/s, 1.3 s, and 2,780 delivered during a 20.9 s cleanup. A statement's round
- * trip between the threads costs ~0.35 ms, which batched claims and outcomes hardly notice.
+ * process. On the service's own thread it halved the drain and stopped delivery during a large cleanup; a
+ * statement's round trip between the threads costs ~0.35 ms, which batched claims and outcomes hardly notice
+ * (bench/README.md, "The embedded database").
  */
 async function openEmbedded(dataDir: string, log: Logger): Promise<Database> {
   // PGlite does not create parent directories of its data directory; what it and this process create is the owner's

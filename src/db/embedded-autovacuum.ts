@@ -6,9 +6,9 @@
  * were updated or deleted. PGlite's own counters of changes do not move in-process, so the writes are counted here,
  * from each statement's text (the tables it writes), command tag and row count.
  *
- * Per table and with a nap, as autovacuum does. Measured on the 100,000-delivery drain: a database-wide ANALYZE
- * took 276 ms against 160 ms for the queue alone, and without a nap the drain ran one ANALYZE or VACUUM every
- * ~1,500 deliveries (7.5 s of the embedded thread in a 25 s drain); a 1,000,000-row cleanup ran a VACUUM every 20%.
+ * Per table and with a nap, as autovacuum does: a database-wide ANALYZE cost nearly twice the queue's alone,
+ * and without a nap a drain ran one ANALYZE or VACUUM every ~1,500 deliveries and a large cleanup a VACUUM every 20%
+ * (bench/README.md, "The embedded database").
  */
 const NAP_MS = 10_000;
 const ANALYZE_THRESHOLD = 50;

@@ -1,9 +1,9 @@
 /**
  * The embedded database's thread. PGlite is PostgreSQL compiled to WebAssembly: it runs on the thread that calls
  * it, and on the service's own thread every claim, outcome batch and VACUUM stopped the HTTP work. Here it runs
- * beside it, so a 2-core machine uses both cores (see openEmbedded for the figures). Statements arrive in the order
- * the service sent them and run one after another on PGlite's one session, through the same node-postgres adapter
- * and type parsers as PostgreSQL, so rows come back exactly as `pg` would give them.
+ * beside it, so a 2-core machine uses both cores (bench/README.md, "The embedded database"). Statements arrive in
+ * the order the service sent them and run one after another on PGlite's one session, through the same node-postgres
+ * adapter and type parsers as PostgreSQL, so rows come back exactly as `pg` would give them.
  */
 import { setFlagsFromString } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -14,39 +14,33 @@ import { errorFields, type OpenRequest, type ThreadReply, type ThreadRequest } f
 import { typeParsers } from './type-parsers.js';
 
 /*
- * Memory. Measured on the benchmark's 100,000-delivery drain (the service's peak RSS, Linux VmHWM; the queue's
- * tables are ~28 MB there), with PGlite's defaults: 465-515 MB. Where it went: PostgreSQL's shared_buffers
- * (128 MB by default) live in PGlite's WebAssembly memory, touched at start and never given back (160 MB of it
- * resident); the WebAssembly module (9 MB) compiled twice, all of it by Liftoff at start and its hot functions
- * again by TurboFan, with the compilers' scratch memory left in malloc arenas; this thread's young generation
- * (32 MB). With the three settings below (here and in embedded-pool.ts), same sitting, interleaved: 515 MB →
- * 292 MB peak, 221 MB right after start; CPU per delivery (service, all threads) 247 → 228 µs.
+ * Memory. With PGlite's defaults the service peaked near 500 MB in the bench's 100,000-delivery drain, where the
+ * queue's tables are ~28 MB: PostgreSQL's shared_buffers (128 MB by default) live in PGlite's WebAssembly memory,
+ * touched at start and never given back; the WebAssembly module compiled twice (Liftoff at start, TurboFan again
+ * for its hot functions); this thread's young generation. The three settings below (here and in embedded-pool.ts)
+ * took that to under 300 MB (bench/README.md, "The embedded database").
  *
- * shared_buffers=16MB: -110 MB of resident WebAssembly memory. A page not in PostgreSQL's buffers is one read()
- * from the operating system's cache away; the embedded thread's CPU over the drain did not grow (12.5 s at
- * 128 MB, 11.5-11.6 s at 16 MB). Only the buffer cache changes: PGlite's own start parameters are kept, so
- * durability is what it was (each commit written to the WAL file before it is answered).
+ * shared_buffers=16MB: a page not in PostgreSQL's buffers is one read() from the operating system's cache away, and
+ * the embedded thread's CPU over the drain did not grow. Only the buffer cache changes: PGlite's own start
+ * parameters are kept, so durability is what it was (each commit written to the WAL file before it is answered).
  *
  * full_page_writes stays on, though with fsync off (PGlite's -F) it guards nothing a crash of the machine would not
- * break anyway: turning it off did not speed the drain (24 November, 100,000 deliveries, 4 interleaved rounds each:
- * 14,350–14,650/s with it, 13,800–14,500/s without).
+ * break anyway: turning it off did not speed the drain.
  */
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 /*
  * Compile only the PostgreSQL functions that get called, once, with the optimising compiler: no Liftoff copy of
- * the whole module beside the optimised code. Measured (shared_buffers 16 MB and the thread's 8 MB young
- * generation in both): RSS after start 296-299 → 217-221 MB, drain peak 336-370 → 274-315 MB, the thread's CPU
- * over the drain 11.5-12.7 s either way. The first statements wait for their functions to compile. V8's flags are
- * process-wide: they are set before PGlite compiles its module and change only WebAssembly compiled from then on.
+ * the whole module beside the optimised code, ~80 MB less memory for the same CPU (bench/README.md, "The
+ * embedded database"). The first statements wait for their functions to compile. V8's flags are process-wide: they
+ * are set before PGlite compiles its module and change only WebAssembly compiled from then on.
  */
 const WASM_FLAGS = '--wasm-lazy-compilation --no-liftoff';
 /*
  * The JavaScript heaps (the service's own thread and this one) grow by 10% after a full collection, not by V8's
- * factor of up to 4: the service's heap went from 36 MB at start to 83-100 MB in the drain, with 38-70 MB live.
- * Measured on the 100,000-delivery drain, interleaved pairs on a busy 2-core machine: peak RSS 281-315 MB → 264-280,
- * the drain within its noise (6,592-8,762/s → 7,718-9,841/s). `--optimize-for-size` went lower (246-249 MB) but
- * cost up to a fifth of the drain; not growing the young generation (`--semi-space-growth-factor=1`) saved
- * nothing (319-336 MB). Set with the others, on the embedded database only: PostgreSQL keeps V8's defaults.
+ * factor of up to 4, which let the service's heap reach about twice what was live in a drain; the drain's pace did
+ * not move. `--optimize-for-size` went lower but cost up to a fifth of the drain; not growing the young generation
+ * (`--semi-space-growth-factor=1`) saved nothing (bench/README.md, "The embedded database"). Set with the others, on
+ * the embedded database only: PostgreSQL keeps V8's defaults.
  */
 const HEAP_FLAGS = '--heap-growing-percent=10';
 

@@ -44,7 +44,7 @@ const TIME_OF_EVENT = `to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH
  *
  * Either way a page is a range of the order's keys, so deliveries recorded meanwhile (newer) never move the pages
  * after the first. A delivery's created_at is its event's (one statement writes both), so times are read on the event.
- * What each costs with 1,000,000 deliveries: bench/README.md, "Search".
+ * What each costs with 1,000,000 deliveries: bench/README.md, "Health over time and search".
  */
 export function searchStatement(search: DeliverySearch): { text: string; values: unknown[]; byTime: boolean } {
   const byTime = search.since !== undefined || search.until !== undefined;
