@@ -9,7 +9,8 @@
  * property-key rights) gets the items as they are: nothing is parsed, copied or looked at.
  */
 import type { SubgraphAnswer } from '../graph/graph-source.js';
-import { byNames, type GraphEdge, type GraphNode, type PropertyValue } from '../graph/items.js';
+import type { GraphEdge, GraphNode, PropertyValue } from '../graph/graph-schemas.js';
+import { byNames } from '../graph/items.js';
 import type { SourceAccess } from './source-access.js';
 
 export interface ReadableGraph {

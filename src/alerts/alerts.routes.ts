@@ -8,12 +8,13 @@ import { errorResponses, pageOf, Paging } from '../http/schemas.js';
 import type { GraphRegistry } from '../sources/graph-registry.js';
 import type { QuerySlots } from '../sources/query-slots.js';
 import { alertQueryChecker } from './alert-check.js';
-import { createAlert, deleteAlert, findAlert, listAlerts, loadAlert, updateAlert, type AlertLimits } from './alerts.js';
-import { CaseDrawings, MAX_CASE_GRAPH_PAGE } from './case-graph.js';
-import { applyCaseAction, CASE_ACTIONS, listCaseActions, MAX_COMMENT_LENGTH } from './case-actions.js';
-import { findCase, listCases, newestColumns, toCase } from './cases.js';
+import { readAlert } from './alert-reads.js';
+import { createAlert, deleteAlert, listAlerts, updateAlert, type AlertLimits } from './alerts.js';
+import { CaseDrawings, MAX_CASE_GRAPH_PAGE, populatedCase } from './case-graph.js';
+import { applyCaseAction, CASE_ACTIONS, MAX_COMMENT_LENGTH } from './case-actions.js';
+import { caseActionLog, listAlertCases } from './cases.js';
 import { MAX_ID_LENGTH, MAX_MATCHES_PER_CALL, reportMatches } from './matches.js';
-import { MAX_TARGET_IDS } from './target.js';
+import { MAX_TARGET_IDS } from '../graph/match-identity.js';
 import { AlertParams, AlertSchema, CASE_STATUSES, CaseActionSchema, CaseListSchema, CaseParams, CreateAlertBody, PopulatedCaseSchema, SourceKey, UpdateAlertBody } from './schemas.js';
 
 const IdList = Type.Array(Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH }), { maxItems: MAX_TARGET_IDS });
@@ -101,8 +102,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     { config: { access: 'user' }, schema: { operationId: 'getAlert', tags: ['alerts'], summary: 'One alert', params: AlertParams, response: { 200: AlertSchema, ...errorResponses(400, 401, 404) } } },
     async (request) => {
       requireUser(request);
-      const { sourceKey, alertId } = request.params;
-      return loadAlert(db, await findAlert(db, sourceKey, alertId), limits);
+      return readAlert(db, request.params.sourceKey, request.params.alertId, limits);
     },
   );
 
@@ -169,11 +169,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     },
     async (request) => {
       requireUser(request);
-      const { sourceKey, alertId } = request.params;
-      await findAlert(db, sourceKey, alertId);
-      const { counts, rows } = await listCases(db, alertId, { ...pageOf(request.query), status: request.query.status });
-      const columns = await newestColumns(db, rows.map((row) => row.id));
-      return { counts, cases: rows.map((row) => ({ ...toCase(row, publicBaseUrl), columns: columns.get(row.id) ?? {} })) };
+      return listAlertCases(db, publicBaseUrl, request.params.sourceKey, request.params.alertId, { ...pageOf(request.query), status: request.query.status });
     },
   );
 
@@ -198,12 +194,8 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
       },
     },
     async (request) => {
-      const principal = requireUser(request);
-      const { sourceKey, alertId, caseId } = request.params;
-      await findAlert(db, sourceKey, alertId);
-      const kase = toCase(await findCase(db, alertId, caseId), publicBaseUrl);
       const { graphOffset: offset, graphLimit: limit } = request.query;
-      return { ...kase, ...(await drawings.page(principal, sourceAccessOf(request), kase, { offset, limit })) };
+      return populatedCase(drawings, publicBaseUrl, requireUser(request), sourceAccessOf(request), request.params, { offset, limit });
     },
   );
 
@@ -244,10 +236,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<AlertRoutesOptions> = async 
     },
     async (request) => {
       requireUser(request);
-      const { sourceKey, alertId, caseId } = request.params;
-      await findAlert(db, sourceKey, alertId);
-      await findCase(db, alertId, caseId);
-      return { items: await listCaseActions(db, caseId) };
+      return caseActionLog(db, request.params);
     },
   );
 };

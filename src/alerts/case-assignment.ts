@@ -10,6 +10,7 @@ import { recordAudit } from '../audit/audit-log.js';
 import type { Principal } from '../auth/principal.js';
 import type { Database } from '../db/database.js';
 import { invalidParameter, notFound } from '../errors.js';
+import { findAlert } from './alerts.js';
 import { MAX_ASSIGNED_CASES, type AlertUser } from './inbox-schemas.js';
 
 export interface Assignment {
@@ -89,8 +90,9 @@ export async function assignCases(db: Database, actor: Principal, access: Source
   });
 }
 
-/** The users who may read the alert (the ones its cases may be assigned to), by username. */
+/** The users who may read the alert (the ones its cases may be assigned to), by username; 404 for an alert not of the source. */
 export async function alertUsers(db: Database, sourceKey: string, alertId: number): Promise<AlertUser[]> {
+  await findAlert(db, sourceKey, alertId);
   const readers = await alertReaders(db, { sourceKey, alertId });
   return readers.map((user) => ({ id: user.id, username: user.username, email: user.email, hasAssignedCases: user.has_assigned_cases }));
 }

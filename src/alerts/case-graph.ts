@@ -17,10 +17,11 @@ import type { SourceAccess } from '../access/source-access.js';
 import type { Principal } from '../auth/principal.js';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
-import type { GraphEdge, GraphNode } from '../graph/items.js';
+import type { GraphEdge, GraphNode } from '../graph/graph-schemas.js';
 import type { GraphRegistry } from '../sources/graph-registry.js';
 import type { QuerySlots } from '../sources/query-slots.js';
-import type { Case } from './cases.js';
+import { findAlertCase, toCase, type Case, type CaseRef } from './cases.js';
+import type { PopulatedCase } from './schemas.js';
 
 /** The items a drawing's page holds unless the caller asks for another number (the console lists 200 ids too). */
 export const CASE_GRAPH_PAGE = 200;
@@ -60,6 +61,22 @@ interface CachedPage {
 interface CachedCase {
   matchCount: number;
   pages: Map<string, CachedPage>;
+}
+
+/**
+ * The case (found in its alert, of the route's source) with a page of its drawing as `access` reads it: LKE's
+ * populated case. The drawing takes one of `principal`'s query slots unless the page is cached.
+ */
+export async function populatedCase(
+  drawings: CaseDrawings,
+  publicBaseUrl: string,
+  principal: Principal,
+  access: SourceAccess,
+  ref: CaseRef,
+  asked: { offset?: number | undefined; limit?: number | undefined },
+): Promise<PopulatedCase> {
+  const kase = toCase(await findAlertCase(drawings.db, ref), publicBaseUrl);
+  return { ...kase, ...(await drawings.page(principal, access, kase, asked)) };
 }
 
 export class CaseDrawings {

@@ -5,10 +5,9 @@ import { requireUser } from '../auth/authenticate.js';
 import type { Database } from '../db/database.js';
 import { noContent } from '../http/no-content.js';
 import { errorResponses } from '../http/schemas.js';
-import { findAlert } from './alerts.js';
 import { actOnCases, BulkCaseActionBody } from './bulk-case-actions.js';
 import { alertUsers, assignCases } from './case-assignment.js';
-import { inboxSearchOf, parseInboxQuery, readInboxPage } from './case-inbox.js';
+import { readInbox } from './case-inbox.js';
 import { AlertUserSchema, AssignCasesBody, BulkAssignCasesBody, BulkCaseActionAnswer, InboxPageSchema, InboxQuery } from './inbox-schemas.js';
 import { AlertParams, SourceKey } from './schemas.js';
 
@@ -39,11 +38,7 @@ export const caseInboxRoutes: FastifyPluginAsyncTypebox<CaseInboxRoutesOptions> 
         response: { 200: InboxPageSchema, ...errorResponses(400, 401) },
       },
     },
-    async (request) => {
-      const caller = requireUser(request);
-      const search = await inboxSearchOf(db, caller, parseInboxQuery(request.query as Record<string, unknown>, caller));
-      return readInboxPage(db, search, publicBaseUrl);
-    },
+    async (request) => readInbox(db, requireUser(request), request.query as Record<string, unknown>, publicBaseUrl),
   );
 
   app.post(
@@ -113,9 +108,7 @@ export const caseInboxRoutes: FastifyPluginAsyncTypebox<CaseInboxRoutesOptions> 
     },
     async (request) => {
       requireUser(request);
-      const { sourceKey, alertId } = request.params;
-      await findAlert(db, sourceKey, alertId);
-      return alertUsers(db, sourceKey, alertId);
+      return alertUsers(db, request.params.sourceKey, request.params.alertId);
     },
   );
 };

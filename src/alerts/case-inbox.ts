@@ -101,86 +101,14 @@ export function inboxStatement(search: InboxSearch, plan: InboxPlan): { text: st
     values.push(value);
     return `$${values.length}`;
   };
-  const key = KEY_COLUMN[search.sort];
-  const timed = search.sort !== 'id';
-  const less = search.direction === 'desc' ? '<' : '>';
-  const orderBy = (keyExpression: string, id: string) => (timed ? `${keyExpression} ${search.direction}, ${id} ${search.direction}` : `${id} ${search.direction}`);
+  const parts: StatementParts = { search, key: KEY_COLUMN[search.sort], timed: search.sort !== 'id', parameter };
   const limit = parameter(search.limit + 1);
-
-  // Conditions on the sort key alone: the walk starts and ends by them (an index range, not a filter).
-  const keyRange = (alias: string): string[] => {
-    const conditions: string[] = [];
-    const range = search.sort === 'updatedAt' ? search.updated : search.sort === 'createdAt' ? search.created : {};
-    if (range.from) conditions.push(`${alias}.${key} >= ${parameter(range.from)}`);
-    if (range.to) conditions.push(`${alias}.${key} < ${parameter(range.to)}`);
-    // The other date's range bounds the walk too: a case is updated when, or after, it is created (both are now() of
-    // the transaction that wrote them; a day's margin covers a writer that began before the case's creation committed).
-    // Cases created this week, sorted by update, are then read among those updated since, not among all.
-    if (search.sort === 'updatedAt' && search.created.from) conditions.push(`${alias}.updated_at >= ${parameter(new Date(search.created.from.getTime() - DAY_MS))}`);
-    if (search.sort === 'createdAt' && search.updated.to) conditions.push(`${alias}.created_at < ${parameter(new Date(search.updated.to.getTime() + DAY_MS))}`);
-    const cursor = search.cursor;
-    if (cursor) {
-      if (timed) conditions.push(`(${alias}.${key}, ${alias}.id) ${less} (${parameter(cursor.key)}::timestamptz, ${parameter(cursor.id)}::int)`);
-      else conditions.push(`${alias}.id ${less} ${parameter(cursor.id)}::int`);
-      // Sorted by update, oldest first: a case updated after the first page would come again at the end. (A change
-      // whose transaction began before the first page was read and committed after it carries an earlier time, and
-      // may still: a window of one transaction's length.)
-      if (cursor.asOf !== undefined && search.sort === 'updatedAt') conditions.push(`${alias}.updated_at <= ${parameter(cursor.asOf)}::timestamptz`);
-    }
-    return conditions;
-  };
-  // The other filters, checked on each case the walk reads.
-  const filters = (alias: string, partitioned: boolean): string[] => {
-    const conditions: string[] = [];
-    if (!partitioned && search.alertIds !== 'all') conditions.push(`${alias}.alert_id = ANY(${parameter(search.alertIds)}::int[])`);
-    if (!partitioned && search.statuses) conditions.push(`${alias}.status = ANY(${parameter(search.statuses)}::text[])`);
-    if (search.assignee === 'none') conditions.push(`${alias}.assigned_user_id IS NULL`);
-    else if (search.assignee !== undefined) conditions.push(`${alias}.assigned_user_id = ${parameter(search.assignee)}::int`);
-    const ranges = { created_at: search.created, updated_at: search.updated } as const;
-    for (const [column, range] of Object.entries(ranges)) {
-      if (column === key) continue;
-      if (range.from) conditions.push(`${alias}.${column} >= ${parameter(range.from)}`);
-      if (range.to) conditions.push(`${alias}.${column} < ${parameter(range.to)}`);
-    }
-    for (const column of search.columns) {
-      // The newest match's value (alert_matches_case: one probe); a number column compares as numbers (9500 = 9500.0).
-      const newest = (operator: string) =>
-        `(SELECT m.columns ${operator} ${parameter(column.name)}::text FROM alert_matches m WHERE m.case_id = ${alias}.id ORDER BY m.created_at DESC LIMIT 1)`;
-      if (column.type === 'number') conditions.push(`${newest('->')} = to_jsonb(${parameter(column.value)}::numeric)`);
-      else conditions.push(`${newest('->>')} = ${parameter(column.value)}`);
-    }
-    return conditions;
-  };
-  const where = (conditions: string[]) => (conditions.length ? `WHERE ${conditions.join(' AND ')}` : '');
-
-  let page: string;
-  if (plan === 'merge') {
-    if (search.alertIds === 'all') throw new Error('the merge plan reads a list of alerts');
-    const alerts = parameter(search.alertIds);
-    const statuses = parameter(search.statuses ?? CASE_STATUSES);
-    page = `SELECT p.id, p.key FROM unnest(${alerts}::int[]) AS a(id) CROSS JOIN unnest(${statuses}::text[]) AS s(status)
-      CROSS JOIN LATERAL (
-        SELECT c.id, c.${key} AS key FROM cases c
-        ${where([`c.alert_id = a.id`, `c.status = s.status`, ...keyRange('c'), ...filters('c', true)])}
-        ORDER BY ${orderBy(`c.${key}`, 'c.id')} LIMIT ${limit}) p
-      ORDER BY ${orderBy('p.key', 'p.id')} LIMIT ${limit}`;
-  } else if (plan === 'window') {
-    const window = parameter((search.limit + 1) * WINDOW_PAGES);
-    page = `SELECT w.id, w.${key} AS key FROM (
-        SELECT c.id, c.alert_id, c.status, c.assigned_user_id, c.created_at, c.updated_at FROM cases c
-        ${where(keyRange('c'))} ORDER BY ${orderBy(`c.${key}`, 'c.id')} LIMIT ${window}) w
-      ${where(filters('w', false))}
-      ORDER BY ${orderBy(`w.${key}`, 'w.id')} LIMIT ${limit}`;
-  } else {
-    page = `SELECT c.id, c.${key} AS key FROM cases c
-      ${where([...keyRange('c'), ...filters('c', false)])}
-      ORDER BY ${orderBy(`c.${key}`, 'c.id')} LIMIT ${limit}`;
-  }
+  const page = pageQuery(parts, plan, limit);
   const text = `SELECT c.id, a.source_key, c.alert_id, a.title AS alert_title, c.status, c.status_updated_at,
       c.status_user_id, su.username AS status_username, su.email AS status_email,
       c.assigned_user_id, au.username AS assigned_username, au.email AS assigned_email,
       c.match_count, c.created_at, c.updated_at, m.columns,
-      ${timed ? `to_char(page.key AT TIME ZONE 'UTC', ${MICROSECONDS})` : 'NULL'} AS cursor_key,
+      ${parts.timed ? `to_char(page.key AT TIME ZONE 'UTC', ${MICROSECONDS})` : 'NULL'} AS cursor_key,
       to_char(statement_timestamp() AT TIME ZONE 'UTC', ${MICROSECONDS}) AS read_at
     FROM (${page}) page
     JOIN cases c ON c.id = page.id
@@ -188,8 +116,109 @@ export function inboxStatement(search: InboxSearch, plan: InboxPlan): { text: st
     LEFT JOIN users su ON su.id = c.status_user_id
     LEFT JOIN users au ON au.id = c.assigned_user_id
     LEFT JOIN LATERAL (SELECT columns FROM alert_matches WHERE case_id = c.id ORDER BY created_at DESC LIMIT 1) m ON true
-    ORDER BY ${orderBy('page.key', 'page.id')}`;
+    ORDER BY ${orderBy(parts, 'page.key', 'page.id')}`;
   return { text, values };
+}
+
+/** What the parts of one statement share: the search, its sort, and how a part adds a value to the statement's. */
+interface StatementParts {
+  search: InboxSearch;
+  /** The sort's column. */
+  key: string;
+  /** Sorted by a time, with the id to break ties; else by the id alone. */
+  timed: boolean;
+  /** Adds a value to the statement's values, answering its placeholder (`$3`). */
+  parameter: (value: unknown) => string;
+}
+
+/** The statement's order, by the sort's key then the id, in the search's direction. */
+function orderBy({ search, timed }: StatementParts, keyExpression: string, id: string): string {
+  return timed ? `${keyExpression} ${search.direction}, ${id} ${search.direction}` : `${id} ${search.direction}`;
+}
+
+function where(conditions: string[]): string {
+  return conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+}
+
+/** The query of the page's case ids and sort keys (`id`, `key`), in order, with `plan`. */
+function pageQuery(parts: StatementParts, plan: InboxPlan, limit: string): string {
+  const { search, key, parameter } = parts;
+  if (plan === 'merge') {
+    if (search.alertIds === 'all') throw new Error('the merge plan reads a list of alerts');
+    const alerts = parameter(search.alertIds);
+    const statuses = parameter(search.statuses ?? CASE_STATUSES);
+    return `SELECT p.id, p.key FROM unnest(${alerts}::int[]) AS a(id) CROSS JOIN unnest(${statuses}::text[]) AS s(status)
+      CROSS JOIN LATERAL (
+        SELECT c.id, c.${key} AS key FROM cases c
+        ${where([`c.alert_id = a.id`, `c.status = s.status`, ...keyRange(parts, 'c'), ...caseFilters(parts, 'c', true)])}
+        ORDER BY ${orderBy(parts, `c.${key}`, 'c.id')} LIMIT ${limit}) p
+      ORDER BY ${orderBy(parts, 'p.key', 'p.id')} LIMIT ${limit}`;
+  }
+  if (plan === 'window') {
+    const window = parameter((search.limit + 1) * WINDOW_PAGES);
+    return `SELECT w.id, w.${key} AS key FROM (
+        SELECT c.id, c.alert_id, c.status, c.assigned_user_id, c.created_at, c.updated_at FROM cases c
+        ${where(keyRange(parts, 'c'))} ORDER BY ${orderBy(parts, `c.${key}`, 'c.id')} LIMIT ${window}) w
+      ${where(caseFilters(parts, 'w', false))}
+      ORDER BY ${orderBy(parts, `w.${key}`, 'w.id')} LIMIT ${limit}`;
+  }
+  return `SELECT c.id, c.${key} AS key FROM cases c
+      ${where([...keyRange(parts, 'c'), ...caseFilters(parts, 'c', false)])}
+      ORDER BY ${orderBy(parts, `c.${key}`, 'c.id')} LIMIT ${limit}`;
+}
+
+/** Conditions on the sort key alone: the walk starts and ends by them (an index range, not a filter). */
+function keyRange(parts: StatementParts, alias: string): string[] {
+  const { search, key, timed, parameter } = parts;
+  const conditions: string[] = [];
+  const range = search.sort === 'updatedAt' ? search.updated : search.sort === 'createdAt' ? search.created : {};
+  if (range.from) conditions.push(`${alias}.${key} >= ${parameter(range.from)}`);
+  if (range.to) conditions.push(`${alias}.${key} < ${parameter(range.to)}`);
+  // The other date's range bounds the walk too: a case is updated when, or after, it is created (both are now() of
+  // the transaction that wrote them; a day's margin covers a writer that began before the case's creation committed).
+  // Cases created this week, sorted by update, are then read among those updated since, not among all.
+  if (search.sort === 'updatedAt' && search.created.from) conditions.push(`${alias}.updated_at >= ${parameter(new Date(search.created.from.getTime() - DAY_MS))}`);
+  if (search.sort === 'createdAt' && search.updated.to) conditions.push(`${alias}.created_at < ${parameter(new Date(search.updated.to.getTime() + DAY_MS))}`);
+  const cursor = search.cursor;
+  if (cursor) {
+    const less = search.direction === 'desc' ? '<' : '>';
+    if (timed) conditions.push(`(${alias}.${key}, ${alias}.id) ${less} (${parameter(cursor.key)}::timestamptz, ${parameter(cursor.id)}::int)`);
+    else conditions.push(`${alias}.id ${less} ${parameter(cursor.id)}::int`);
+    // Sorted by update, oldest first: a case updated after the first page would come again at the end. (A change
+    // whose transaction began before the first page was read and committed after it carries an earlier time, and
+    // may still: a window of one transaction's length.)
+    if (cursor.asOf !== undefined && search.sort === 'updatedAt') conditions.push(`${alias}.updated_at <= ${parameter(cursor.asOf)}::timestamptz`);
+  }
+  return conditions;
+}
+
+/**
+ * The other filters, checked on each case the walk reads; `partitioned` when the walk is one alert's and one
+ * status's already (the merge's), which need no check then.
+ */
+function caseFilters(parts: StatementParts, alias: string, partitioned: boolean): string[] {
+  const { search, key, parameter } = parts;
+  const conditions: string[] = [];
+  if (!partitioned && search.alertIds !== 'all') conditions.push(`${alias}.alert_id = ANY(${parameter(search.alertIds)}::int[])`);
+  if (!partitioned && search.statuses) conditions.push(`${alias}.status = ANY(${parameter(search.statuses)}::text[])`);
+  if (search.assignee === 'none') conditions.push(`${alias}.assigned_user_id IS NULL`);
+  else if (search.assignee !== undefined) conditions.push(`${alias}.assigned_user_id = ${parameter(search.assignee)}::int`);
+  const ranges = { created_at: search.created, updated_at: search.updated } as const;
+  for (const [column, range] of Object.entries(ranges)) {
+    if (column === key) continue;
+    if (range.from) conditions.push(`${alias}.${column} >= ${parameter(range.from)}`);
+    if (range.to) conditions.push(`${alias}.${column} < ${parameter(range.to)}`);
+  }
+  for (const column of search.columns) conditions.push(columnCondition(parameter, alias, column));
+  return conditions;
+}
+
+/** The newest match's value (alert_matches_case: one probe); a number column compares as numbers (9500 = 9500.0). */
+function columnCondition(parameter: StatementParts['parameter'], alias: string, column: ColumnFilter): string {
+  const newest = (operator: string) =>
+    `(SELECT m.columns ${operator} ${parameter(column.name)}::text FROM alert_matches m WHERE m.case_id = ${alias}.id ORDER BY m.created_at DESC LIMIT 1)`;
+  if (column.type === 'number') return `${newest('->')} = to_jsonb(${parameter(column.value)}::numeric)`;
+  return `${newest('->>')} = ${parameter(column.value)}`;
 }
 
 interface InboxRow {
@@ -406,6 +435,12 @@ export async function inboxSearchOf(db: Queryable, caller: Principal, request: I
     limit: request.limit,
     cursor: request.cursor,
   };
+}
+
+/** GET /api/cases for `caller`: its query checked, narrowed to the alerts the caller may read, and the page read. */
+export async function readInbox(db: Queryable, caller: Principal, query: Record<string, unknown>, publicBaseUrl: string): Promise<InboxPage> {
+  const search = await inboxSearchOf(db, caller, parseInboxQuery(query, caller));
+  return readInboxPage(db, search, publicBaseUrl);
 }
 
 async function sourceSeen(db: Queryable, caller: Principal, sourceKey: string): Promise<boolean> {

@@ -1,7 +1,9 @@
 import type { Queryable } from '../db/database.js';
 import { notFound } from '../errors.js';
+import { findAlert } from './alerts.js';
+import { listCaseActions, type CaseActionRecord } from './case-actions.js';
 import { caseUrl } from './case-url.js';
-import type { Case, CaseStatus } from './schemas.js';
+import type { Case, CaseList, CaseMatch, CaseStatus } from './schemas.js';
 
 export type { Case } from './schemas.js';
 
@@ -90,4 +92,47 @@ export async function newestColumns(db: Queryable, caseIds: readonly number[]): 
     [caseIds],
   );
   return new Map(rows.map((row) => [row.case_id, row.columns]));
+}
+
+/** A case as a route names it: its alert's source, its alert, itself. */
+export interface CaseRef {
+  sourceKey: string;
+  alertId: number;
+  caseId: number;
+}
+
+/** The case, or 404 naming the alert when the alert is not the source's, then naming the case when it is not the alert's. */
+export async function findAlertCase(db: Queryable, { sourceKey, alertId, caseId }: CaseRef): Promise<CaseRow> {
+  await findAlert(db, sourceKey, alertId);
+  return findCase(db, alertId, caseId);
+}
+
+/** A page of the alert's cases, newest first, each with its newest match's columns, and the count of each status. */
+export async function listAlertCases(
+  db: Queryable,
+  publicBaseUrl: string,
+  sourceKey: string,
+  alertId: number,
+  page: { offset: number; limit: number; status?: CaseStatus | undefined },
+): Promise<CaseList> {
+  await findAlert(db, sourceKey, alertId);
+  const { counts, rows } = await listCases(db, alertId, page);
+  const columns = await newestColumns(db, rows.map((row) => row.id));
+  return { counts, cases: rows.map((row) => ({ ...toCase(row, publicBaseUrl), columns: columns.get(row.id) ?? {} })) };
+}
+
+/** A page of the case's matches with their column values, newest first. */
+export async function listCaseMatches(db: Queryable, kase: CaseRef, page: { offset: number; limit: number }): Promise<{ items: CaseMatch[] }> {
+  await findAlertCase(db, kase);
+  const { rows } = await db.query<{ nodes: string[]; edges: string[]; columns: Record<string, unknown>; created_at: Date }>(
+    'SELECT nodes, edges, columns, created_at FROM alert_matches WHERE case_id = $1 ORDER BY created_at DESC, hash OFFSET $2 LIMIT $3',
+    [kase.caseId, page.offset, page.limit],
+  );
+  return { items: rows.map((r) => ({ nodes: r.nodes, edges: r.edges, columns: r.columns, createdAt: r.created_at.toISOString() })) };
+}
+
+/** The case's action log, oldest first. */
+export async function caseActionLog(db: Queryable, kase: CaseRef): Promise<{ items: CaseActionRecord[] }> {
+  await findAlertCase(db, kase);
+  return { items: await listCaseActions(db, kase.caseId) };
 }

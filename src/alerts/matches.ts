@@ -5,7 +5,7 @@ import { MAX_DELIVERIES_PER_CALL } from '../limits.js';
 import { countSubscribedWebhooks, webhooksEnabled } from '../outbox/enqueue.js';
 import { findAlert } from './alerts.js';
 import { recordMatches } from './record-matches.js';
-import { MAX_TARGET_IDS, targetOf, type Match, type Target } from './target.js';
+import { MAX_TARGET_IDS, targetOf, type Match, type Target } from '../graph/match-identity.js';
 
 export const MAX_MATCHES_PER_CALL = 1000;
 export const MAX_ID_LENGTH = 256;

@@ -1,5 +1,5 @@
 /**
- * An alert run reads a stream that has no identified batches (a Bolt graph's, graph-source.ts) whole before its
+ * An alert run reads a stream made as it is read (a Bolt graph's, RowStream.madeAsRead) whole before its
  * transaction opens: a Bolt server works out its answer as it is read, so reading it inside the transaction held the
  * alert's lock (and, on the embedded database, the one session every API call needs) for as long as the query ran,
  * up to the run's time-out. The embedded engine has its answer made when its query starts; its stream is left as it is.
@@ -11,6 +11,7 @@
 import { GraphError, type RowStream } from '../graph/graph-source.js';
 import type { GraphRow } from '../graph/items.js';
 import { approximateBytes } from '../graph/row-bytes.js';
+import { identifiedRows } from '../graph/row-identity.js';
 
 /** What a run on a Bolt graph holds of its rows before it records them: 64 MB (rows without properties are a few hundred bytes). */
 export const READ_AHEAD_BYTES = 64 * 1024 * 1024;
@@ -39,15 +40,19 @@ export async function readAhead(stream: RowStream, maxBytes: number): Promise<Ro
     await stream.close();
   }
   const truncated = stream.truncated;
-  return {
+  const held: RowStream = {
     columns: stream.columns,
     truncated,
+    // Read already.
+    madeAsRead: false,
     async *[Symbol.asyncIterator]() {
       yield* rows;
       if (failure) throw failure.err;
     },
+    identified: (batchRows) => identifiedRows(held, batchRows),
     async close() {
       rows.length = 0;
     },
   };
+  return held;
 }

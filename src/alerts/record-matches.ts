@@ -4,12 +4,12 @@
  * match is an event (docs/api.md, "Matches"). Runs inside the caller's transaction, after its per-alert lock.
  */
 import { namedStatement, type Transaction } from '../db/database.js';
-import type { PropertyValue } from '../graph/items.js';
+import type { PropertyValue } from '../graph/graph-schemas.js';
 import { enqueueEvents, type DomainEvent, type EventRouting } from '../outbox/enqueue.js';
 import { renderNewCase, renderNewMatch, type AlertSummary } from '../outbox/events.js';
 import { caseUrl } from './case-url.js';
 import { integerArray, textArray } from '../db/array-literals.js';
-import { hashTarget, type Target } from './target.js';
+import { hashTarget, type Target } from '../graph/match-identity.js';
 
 export interface FoundMatch {
   /** The match's own nodes and edges: its identity. */

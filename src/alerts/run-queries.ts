@@ -1,7 +1,7 @@
 /**
  * The first phase of an alert run: its queries, all started before its transaction opens, so the time the engine
  * takes to answer is not spent holding it. The embedded engine has an answer made when its query starts; a Bolt
- * server makes its answer as it is read, so a stream without the engine's identified batches (a Bolt graph's) is
+ * server makes its answer as it is read, so a stream made as it is read (a Bolt graph's, RowStream.madeAsRead) is
  * read whole here (read-ahead.ts): the alert's lock, and the embedded database's one session, are never held while a
  * Bolt server works out its answer.
  */
@@ -65,8 +65,8 @@ export async function startQueries(db: Queryable, graphs: GraphRegistry, sourceK
     try {
       // Every worker thread of the engine but one, which stays the users' (graph-share.ts).
       const stream = await graph.run(q.query, { readOnly: true, timeoutMs: left, maxRows: bounds.maxMatches + 1, properties: false, threads: ALERT_THREADS });
-      // A stream without the engine's batches (Bolt) is read now, before the transaction opens (read-ahead.ts).
-      started.streams.push({ queryId: q.id, stream: stream.identified ? stream : await readAhead(stream, READ_AHEAD_BYTES) });
+      // A stream made as it is read (Bolt) is read now, before the transaction opens (read-ahead.ts).
+      started.streams.push({ queryId: q.id, stream: stream.madeAsRead ? await readAhead(stream, READ_AHEAD_BYTES) : stream });
     } catch (err) {
       if (err instanceof GraphError && err.key === 'data_source_unavailable') started.unavailable = true;
       started.problems.push(problemOf(err, q.id, false));

@@ -11,7 +11,6 @@
 import type { Transaction } from '../db/database.js';
 import { GraphError, type IdentifiedBatch } from '../graph/graph-source.js';
 import type { RunProblem } from './alerts.js';
-import { identifiedBatches } from './alert-rows.js';
 import { addOversized, classifyBatch, NO_OVERSIZED, oversizedProblems, type ClassifiedBatch, type Oversized } from './run-classify.js';
 import { problemOf, type StartedQuery } from './run-queries.js';
 import { addCounts, NO_WRITES, writeBatch, type BatchWritten, type WriteCounts, type WriteTarget } from './run-write.js';
@@ -84,7 +83,7 @@ async function readQuery(writer: RunWriter, { queryId, stream }: StartedQuery, m
   let writing: Promise<SettledWrite> | undefined;
   let last: SettledWrite | undefined;
   try {
-    for await (const batch of identifiedBatches(stream, BATCH)) {
+    for await (const batch of stream.identified(BATCH)) {
       const classified = classifyBatch(batch.keys, { rowsRead: read.tally.rowsRead, maxMatches: writer.maxMatches, met, known: writer.known });
       for (const name of classified.met) met.add(name);
       read = { ...read, tally: { ...read.tally, rowsRead: read.tally.rowsRead + classified.rows, capped: classified.capped }, oversized: addOversized(read.oversized, classified.oversized) };

@@ -4,7 +4,8 @@
  */
 import { Type, type Static } from 'typebox';
 import { PositiveId, Timestamp } from '../http/schemas.js';
-import { GraphEdgeSchema, GraphNodeSchema, SourceKey } from '../sources/schemas.js';
+import { GraphEdgeSchema, GraphNodeSchema } from '../graph/graph-schemas.js';
+import { SourceKey } from '../sources/schemas.js';
 
 export const MAX_TITLE = 200;
 export const MAX_DESCRIPTION = 4000;

@@ -4,7 +4,8 @@
  * embedded/embedded-graph.ts (Kùzu, in a child process) and bolt/bolt-graph.ts (Neo4j and Memgraph).
  */
 import { AppError } from '../errors.js';
-import { Subgraph, type GraphEdge, type GraphNode, type GraphRow } from './items.js';
+import type { GraphEdge, GraphNode, GraphVendor } from './graph-schemas.js';
+import { Subgraph, type GraphRow } from './items.js';
 
 export interface RunOptions {
   params?: Record<string, unknown>;
@@ -33,12 +34,19 @@ export interface RowStream extends AsyncIterable<GraphRow> {
   /** Set once the stream ended: whether rows were left unread because of `maxRows`. */
   readonly truncated: boolean;
   /**
-   * The rows in batches of up to `batchRows`, each known first by its rows' match keys (match-identity.ts),
-   * for an engine that makes them where it reads the rows (the embedded graph): a row is moved only when asked
-   * for, so an alert run moves none of the matches an earlier run recorded. Read instead of iterating the rows;
-   * the stream is not closed when the batches end (their rows may still be asked for): the caller closes it.
+   * The rows in batches of up to `batchRows`, each known first by its rows' match keys (match-identity.ts): read
+   * instead of iterating the rows. An engine that makes them where it reads the rows (the embedded graph) moves a row
+   * only when asked for, so an alert run moves none of the matches an earlier run recorded; the others make them of
+   * the rows read (row-identity.ts, identifiedRows). The stream is not closed when the batches end (their rows may
+   * still be asked for): the caller closes it.
    */
-  identified?(batchRows: number): AsyncIterable<IdentifiedBatch>;
+  identified(batchRows: number): AsyncIterable<IdentifiedBatch>;
+  /**
+   * True when the engine works its answer out as it is read (a Bolt server): reading it is waiting for the query, so
+   * a reader that holds a lock reads it whole first (alerts/read-ahead.ts). False when the answer was made as the
+   * query started (the embedded graph).
+   */
+  readonly madeAsRead: boolean;
   close(): Promise<void>;
 }
 
@@ -73,10 +81,13 @@ export interface SubgraphAnswer {
   truncated: boolean;
 }
 
-export type GraphVendor = 'embedded' | 'neo4j';
-
 export interface GraphSource {
   readonly vendor: GraphVendor;
+  /**
+   * For an engine that must be started before it answers (the embedded graph: its Kùzu process, which locks the
+   * graph's folder): starts it now, failing when it cannot, rather than at the first call.
+   */
+  open?(): Promise<void>;
   /** Starts a query; rejects with a GraphError when it cannot start (syntax, write refused, unreachable). */
   run(query: string, options: RunOptions): Promise<RowStream>;
   /**

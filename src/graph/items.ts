@@ -1,27 +1,8 @@
 /**
- * Graph items in the shapes of Linkurious Enterprise's API (`LkNode`, `LkEdge` of @linkurious/rest-client), which
- * every graph adapter produces, so that a query's answer, an alert's match and a case's target look the same
- * whatever engine holds the graph. IDs are strings, stable across runs and restarts (see docs/graph.md).
+ * The values of a query's result rows, as every graph adapter maps them: the graph's items (graph-schemas.ts), the
+ * paths and lists that hold them, and plain values; and the one walk over them that finds the items a value holds.
  */
-
-/** A property value as the API answers it: JSON scalars, lists and maps (dates as ISO strings). */
-export type PropertyValue = string | number | boolean | null | PropertyValue[] | { [key: string]: PropertyValue };
-
-export interface GraphNode {
-  id: string;
-  data: { categories: string[]; properties: Record<string, PropertyValue>; readAt: number; isVirtual: false; geo: Record<string, never> };
-}
-
-/**
- * An edge. `source` and `target` are in `data` (this service's contract) and beside it (where
- * @linkurious/rest-client's `LkEdge` reads them): the same node ids in both places.
- */
-export interface GraphEdge {
-  id: string;
-  source: string;
-  target: string;
-  data: { type: string; source: string; target: string; properties: Record<string, PropertyValue>; readAt: number; isVirtual: false };
-}
+import type { GraphEdge, GraphNode, PropertyValue } from './graph-schemas.js';
 
 /** A path: its nodes and edges, in order. */
 export interface GraphPath {
@@ -66,23 +47,42 @@ export function graphEdge(id: string, type: string, source: string, target: stri
   return { id, source, target, data: { type, source, target, properties, readAt, isVirtual: false } };
 }
 
+/** What eachItem hands each node and edge it meets to. */
+export interface ItemVisitor {
+  node(node: GraphNode): void;
+  edge(edge: GraphEdge): void;
+}
+
+/**
+ * Hands every node and edge of `value` to `visitor`, in order, through paths (their nodes, then their edges) and
+ * lists; not inside maps, whose values are the data's and name no match, no case target and no answer's item. The
+ * one walk over a row's values: a subgraph's items, a match's identity (row-identity.ts), a column's ids.
+ */
+export function eachItem(value: GraphValue, visitor: ItemVisitor): void {
+  if (value instanceof NodeValue) visitor.node(value.node);
+  else if (value instanceof EdgeValue) visitor.edge(value.edge);
+  else if (value instanceof PathValue) {
+    for (const node of value.path.nodes) visitor.node(node);
+    for (const edge of value.path.edges) visitor.edge(edge);
+  } else if (Array.isArray(value)) for (const item of value) eachItem(item, visitor);
+}
+
 /** Nodes and edges, each once, in the order first met. */
-export class Subgraph {
+export class Subgraph implements ItemVisitor {
   readonly nodes = new Map<string, GraphNode>();
   readonly edges = new Map<string, GraphEdge>();
 
+  node(node: GraphNode): void {
+    if (!this.nodes.has(node.id)) this.nodes.set(node.id, node);
+  }
+
+  edge(edge: GraphEdge): void {
+    if (!this.edges.has(edge.id)) this.edges.set(edge.id, edge);
+  }
+
   /** Adds every node and edge found in `value`, through paths and lists. */
   add(value: GraphValue): void {
-    if (value instanceof NodeValue) {
-      if (!this.nodes.has(value.node.id)) this.nodes.set(value.node.id, value.node);
-    } else if (value instanceof EdgeValue) {
-      if (!this.edges.has(value.edge.id)) this.edges.set(value.edge.id, value.edge);
-    } else if (value instanceof PathValue) {
-      for (const node of value.path.nodes) this.add(new NodeValue(node));
-      for (const edge of value.path.edges) this.add(new EdgeValue(edge));
-    } else if (Array.isArray(value)) {
-      for (const item of value) this.add(item);
-    }
+    eachItem(value, this);
   }
 
   addRow(row: GraphRow): void {
@@ -98,17 +98,29 @@ export class Subgraph {
   }
 }
 
-/** Whether `value` is, or holds, a node, an edge or a path (a column that can name a case's target). */
-export function holdsGraphItems(value: GraphValue): boolean {
-  if (value instanceof NodeValue || value instanceof EdgeValue || value instanceof PathValue) return true;
-  return Array.isArray(value) && value.some(holdsGraphItems);
+/** The ids of the nodes and edges of `values`, each list in the order met, repeats kept (eachItem). */
+export function itemIdsOf(values: readonly GraphValue[]): { nodes: string[]; edges: string[] } {
+  const nodes: string[] = [];
+  const edges: string[] = [];
+  const visitor: ItemVisitor = { node: (node) => nodes.push(node.id), edge: (edge) => edges.push(edge.id) };
+  for (const value of values) eachItem(value, visitor);
+  return { nodes, edges };
 }
 
-/** A plain value for a column: graph items become their ids (a list of them, a list of ids). */
+/** Whether `value` is, or holds, a node, an edge or a path (a column that can name a case's target). */
+export function holdsGraphItems(value: GraphValue): boolean {
+  const { nodes, edges } = itemIdsOf([value]);
+  return nodes.length + edges.length > 0;
+}
+
+/** A plain value for a column: graph items become their ids (a list of them, a list of ids; a path, its nodes' then its edges'). */
 export function plainValue(value: GraphValue): PropertyValue {
   if (value instanceof NodeValue) return value.node.id;
   if (value instanceof EdgeValue) return value.edge.id;
-  if (value instanceof PathValue) return [...value.path.nodes.map((n) => n.id), ...value.path.edges.map((e) => e.id)];
+  if (value instanceof PathValue) {
+    const { nodes, edges } = itemIdsOf([value]);
+    return [...nodes, ...edges];
+  }
   if (Array.isArray(value)) return value.map(plainValue);
   return value;
 }

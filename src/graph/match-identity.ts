@@ -1,12 +1,12 @@
 /**
  * A result row's match identity as one text, made the same way wherever the row is read: in the service from a
- * decoded row (alerts/alert-rows.ts), and, for the embedded graph, from the ids of a row's nodes and edges that its
+ * decoded row (row-identity.ts), and, for the embedded graph, from the ids of a row's nodes and edges that its
  * Kùzu process sends first, in numbers (embedded/row-refs.ts), before the rows of the matches no run recorded
  * before. Both collect the ids of the row's nodes and edges (through paths and lists; not inside maps, whose values
  * name no match) and end here, so the two can never disagree on what was recorded
  * (test/graph/match-identity.test.ts, and the embedded graph's test on Kùzu's rows).
  *
- * Here, beside the graph, with the target hash it ends in (alerts/target.ts gives it to the rest of the alerts).
+ * Here, beside the graph, with the target hash it ends in: the alerts import both from here.
  * Pure: no database, no engine.
  */
 import { hash } from 'node:crypto';
@@ -55,9 +55,9 @@ function targetText(target: Target): string {
 
 /**
  * targetText of ids that JSON needs no escape for (the embedded graph's, URI-encoded: no quote, backslash or control
- * character): the same text, joined rather than stringified, a fifth of the time on an alert run's 60,000 rows.
- * Joined once, from its pieces: a template of joins is a rope of strings, copied into one the first time it is hashed
- * or compared, which made looking 60,000 keys up in a set (alerts/recorded-matches.ts) 50 ms rather than 20.
+ * character): the same text, joined rather than stringified, which is cheaper. Joined once, from its pieces: a
+ * template of joins is a rope of strings, copied into one the first time it is hashed or compared, which made
+ * looking keys up in a set (alerts/recorded-matches.ts) slower (bench/README.md, "Alerts").
  */
 function plainTargetText({ nodes, edges }: Target): string {
   const parts = ['[['];

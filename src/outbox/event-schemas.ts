@@ -1,9 +1,9 @@
 import { Type, type TSchema } from 'typebox';
 
 /**
- * The shapes of the event payloads that src/outbox/events.ts renders (docs/api.md, Events and payloads), for the OpenAPI document's
- * `webhooks` section: what a receiver is sent. Documentation only: payloads are rendered by events.ts, never
- * checked against these, so test/http/openapi-validate.test.ts compares the two on rendered samples.
+ * The shapes of the event payloads (docs/api.md, Events and payloads): what a receiver is sent. Declared once: the
+ * OpenAPI document's `webhooks` section shows them, and src/outbox/events.ts renders each payload through its schema
+ * (payload-json.ts), which fixes the JSON key order the contract freezes: the order of the properties below.
  */
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
 
@@ -11,17 +11,18 @@ const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC 
 // test/http/openapi-validate.test.ts checks the two lists agree.
 export const EVENT_CASE_STATUSES = ['unconfirmed', 'confirmed', 'dismissed', 'in-progress'] as const;
 
-const EventAlert = Type.Object({ id: Type.Integer(), title: Type.String(), description: Type.String({ description: '"" when the alert has none' }) });
+export const EventAlert = Type.Object({ id: Type.Integer(), title: Type.String(), description: Type.String({ description: '"" when the alert has none' }) });
 const EventTarget = Type.Object({ nodes: Type.Array(Type.String()), edges: Type.Array(Type.String()) });
+export const EventUser = Type.Object({ id: Type.Integer(), username: Type.String(), email: Type.String() });
+export const EventWebhook = Type.Object({ id: Type.Integer(), url: Type.String(), description: Type.String() });
+/** The first fields of the case of every event about one. */
+const CaseOpened = { id: Type.Integer(), createdAt: Timestamp };
 
 export const NewCaseEvent = Type.Object(
   {
     eventType: Type.Literal('newCase'),
     sourceKey: Type.String(),
-    data: Type.Object({
-      alert: EventAlert,
-      case: Type.Object({ id: Type.Integer(), createdAt: Timestamp, target: EventTarget, url: Type.String() }),
-    }),
+    data: Type.Object({ alert: EventAlert, case: Type.Object({ ...CaseOpened, target: EventTarget, url: Type.String() }) }),
   },
   { $id: 'NewCaseEvent', description: 'An alert matched something it had not matched before: a new case' },
 );
@@ -30,10 +31,7 @@ export const NewMatchEvent = Type.Object(
   {
     eventType: Type.Literal('newMatch'),
     sourceKey: Type.String(),
-    data: Type.Object({
-      alert: EventAlert,
-      case: Type.Object({ id: Type.Integer(), createdAt: Timestamp, updatedAt: Timestamp, target: EventTarget, url: Type.String() }),
-    }),
+    data: Type.Object({ alert: EventAlert, case: Type.Object({ ...CaseOpened, updatedAt: Timestamp, target: EventTarget, url: Type.String() }) }),
   },
   { $id: 'NewMatchEvent', description: 'An alert matched the target of an existing case again' },
 );
@@ -44,8 +42,8 @@ export const CaseStatusChangeEvent = Type.Object(
     sourceKey: Type.String(),
     data: Type.Object({
       alert: EventAlert,
-      case: Type.Object({ id: Type.Integer(), createdAt: Timestamp, updatedAt: Timestamp, status: Type.Enum([...EVENT_CASE_STATUSES]), url: Type.String() }),
-      user: Type.Object({ id: Type.Integer(), username: Type.String(), email: Type.String() }),
+      case: Type.Object({ ...CaseOpened, updatedAt: Timestamp, status: Type.Enum([...EVENT_CASE_STATUSES]), url: Type.String() }),
+      user: EventUser,
       comment: Type.String({ description: '"" when none was given' }),
     }),
   },
@@ -56,7 +54,7 @@ export const WebhookDisabledEvent = Type.Object(
   {
     eventType: Type.Literal('webhookDisabled'),
     data: Type.Object({
-      webhook: Type.Object({ id: Type.Integer(), url: Type.String(), description: Type.String() }),
+      webhook: EventWebhook,
       reason: Type.String(),
       disabledAt: Timestamp,
     }),

@@ -24,10 +24,9 @@ export function embeddedGraphFolder(dataDir: string, sourceKey: string): string 
 
 /**
  * How soon a graph this process could not open (another process held it) is tried again by the alert schedule: a
- * process takes over an embedded graph within this and the time to open it (about 1 s) of its holder's death (the
- * holder's Kùzu process exits within 0.5 s of it): 7–7.7 s measured (test/alerts/alert-run-lease.test.ts); 30 s made
- * it 30–32 s. Each try starts a Kùzu process that finds the folder locked and exits: 0.7–0.9 s and about 0.35 s of
- * CPU each, measured on 2 cores, so a graph held elsewhere costs a process that cannot open it about 7% of a core.
+ * process takes over an embedded graph within this and the time to open it of its holder's death
+ * (test/alerts/alert-run-lease.test.ts), and each try, a Kùzu process that finds the folder locked, costs about 7% of
+ * a core while another holds it (bench/README.md, "Start").
  */
 export const RETRY_OPEN_MS = 5_000;
 // Read at every graph query and every alert run (a source's graph may change through any process): a named
@@ -223,7 +222,9 @@ export class GraphRegistry {
     const graph = this.connect(sourceKey, settings, password);
     const began = performance.now();
     try {
-      if (graph instanceof EmbeddedGraph) {
+      // A graph that must be started (the embedded graph's Kùzu process) is started now, so one that another process
+      // holds fails here; a Bolt graph connects at its first call.
+      if (graph.open) {
         await graph.open();
         // Its Kùzu process started and read its catalogue: what a start with many graphs waits for (docs/operations.md).
         this.#options.logger.info({ sourceKey, durationMs: Math.round(performance.now() - began) }, 'embedded graph opened');

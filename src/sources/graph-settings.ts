@@ -3,11 +3,12 @@
  * how to reach it. The Bolt password is never stored in clear (graph_password_sealed) and never answered.
  */
 import { invalidParameter } from '../errors.js';
-import { MAX_GRAPH_PASSWORD, MAX_GRAPH_URL, MAX_GRAPH_USER, type GraphVendorName } from './schemas.js';
+import type { GraphVendor } from '../graph/graph-schemas.js';
+import { MAX_GRAPH_PASSWORD, MAX_GRAPH_URL, MAX_GRAPH_USER } from './schemas.js';
 
 /** What POST and PATCH take. */
 export interface GraphInput {
-  vendor: GraphVendorName;
+  vendor: GraphVendor;
   url?: string | undefined;
   user?: string | undefined;
   password?: string | undefined;
@@ -15,10 +16,14 @@ export interface GraphInput {
   allowWrites?: boolean | undefined;
 }
 
-/** What is stored in data_sources.graph (the password beside it, sealed). */
-export type StoredGraph =
-  | { vendor: 'embedded'; allowWrites: boolean }
-  | { vendor: 'neo4j'; url: string; user: string; database?: string; allowWrites: boolean };
+/** The settings stored for each engine (StoredGraph indexes it by GraphVendor: a vendor added must say here what it keeps). */
+interface VendorSettings {
+  embedded: { allowWrites: boolean };
+  neo4j: { url: string; user: string; database?: string; allowWrites: boolean };
+}
+
+/** What is stored in data_sources.graph (the password beside it, sealed): one vendor's settings, tagged with it. */
+export type StoredGraph = { [V in GraphVendor]: { vendor: V } & VendorSettings[V] }[GraphVendor];
 
 /** What the API answers: the stored settings, and whether a password is set (never the password). */
 export type GraphAnswer = StoredGraph & { passwordSet?: boolean };

@@ -8,13 +8,13 @@ import { isAdmin, type Principal } from '../auth/principal.js';
 import type { Database } from '../db/database.js';
 import { notFound } from '../errors.js';
 import { GraphError, queryRefused, type GraphSource, type SubgraphAnswer } from '../graph/graph-source.js';
-import type { GraphEdge, GraphNode } from '../graph/items.js';
+import { GraphEdgeSchema, GraphNodeSchema, type GraphEdge, type GraphNode } from '../graph/graph-schemas.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { GraphRegistry, OpenedGraph } from './graph-registry.js';
 import { INTERACTIVE_THREADS } from './graph-share.js';
 import type { QuerySlots } from './query-slots.js';
-import { DEFAULT_QUERY_LIMIT, DEFAULT_QUERY_TIMEOUT_MS, GraphEdgeSchema, GraphNodeSchema, RunQueryAnswer, RunQueryBody, SourceKey } from './schemas.js';
+import { DEFAULT_QUERY_LIMIT, DEFAULT_QUERY_TIMEOUT_MS, RunQueryAnswer, RunQueryBody, SourceKey } from './schemas.js';
 
 export interface GraphRoutesOptions {
   db: Database;

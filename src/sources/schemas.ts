@@ -3,6 +3,7 @@
  * Static. No Node import here (the console reads these types).
  */
 import { Type, type Static } from 'typebox';
+import { GRAPH_VENDORS, GraphEdgeSchema, GraphNodeSchema } from '../graph/graph-schemas.js';
 
 export const MAX_SOURCE_KEY_LENGTH = 64;
 export const MAX_SOURCE_NAME_LENGTH = 200;
@@ -10,8 +11,6 @@ export const MAX_SOURCE_NAME_LENGTH = 200;
 // key safe as the name of the embedded graph's folder.
 export const SOURCE_KEY_PATTERN = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_SOURCE_KEY_LENGTH}}$`);
 
-export const GRAPH_VENDORS = ['embedded', 'neo4j'] as const;
-export type GraphVendorName = (typeof GRAPH_VENDORS)[number];
 export const MAX_GRAPH_URL = 2048;
 export const MAX_GRAPH_USER = 256;
 export const MAX_GRAPH_PASSWORD = 1024;
@@ -67,25 +66,6 @@ export const UpdateDataSourceBody = Type.Object({
   graph: Type.Optional(Type.Union([GraphInputSchema, Type.Null()])),
 });
 
-const GraphItemData = {
-  properties: Type.Record(Type.String(), Type.Unknown()),
-  readAt: Type.Number(),
-  isVirtual: Type.Boolean(),
-};
-export const GraphNodeSchema = Type.Object(
-  { id: Type.String(), data: Type.Object({ categories: Type.Array(Type.String()), ...GraphItemData, geo: Type.Object({}) }) },
-  { $id: 'GraphNode', description: 'A node, as LkNode' },
-);
-export const GraphEdgeSchema = Type.Object(
-  {
-    id: Type.String(),
-    source: Type.String(),
-    target: Type.String(),
-    data: Type.Object({ type: Type.String(), source: Type.String(), target: Type.String(), ...GraphItemData }),
-  },
-  { $id: 'GraphEdge', description: 'An edge, as LkEdge (source and target also in data)' },
-);
-
 export const MAX_QUERY_LENGTH = 100_000;
 export const DEFAULT_QUERY_LIMIT = 500;
 export const MAX_QUERY_LIMIT = 10_000;
@@ -109,5 +89,3 @@ export const RunQueryAnswer = Type.Object({
 export type GraphInputBody = Static<typeof GraphInputSchema>;
 export type DataSourceAnswer = Static<typeof DataSourceSchema>;
 export type DataSourceSummary = Static<typeof DataSourceSummarySchema>;
-export type GraphNode = Static<typeof GraphNodeSchema>;
-export type GraphEdge = Static<typeof GraphEdgeSchema>;

@@ -3,7 +3,8 @@ import { readableAnswer, readableEdge, readableGraph, readableNode } from '../..
 import { accessFromRights, builtinAccess, type SourceAccess } from '../../src/access/source-access.js';
 import type { TargetType } from '../../src/access/access-rights.js';
 import type { Principal } from '../../src/auth/principal.js';
-import { byNames, graphEdge, graphNode, type GraphEdge, type GraphNode, type PropertyValue } from '../../src/graph/items.js';
+import type { GraphEdge, GraphNode, PropertyValue } from '../../src/graph/graph-schemas.js';
+import { byNames, graphEdge, graphNode } from '../../src/graph/items.js';
 
 // The filter of issue 40, item 3, on hand-made items and rights: what one caller's groups may read of a graph answer.
 

@@ -4,12 +4,13 @@ import { claimAlert, runClaimedAlert, type RunDependencies } from '../../src/ale
 import { readAhead } from '../../src/alerts/read-ahead.js';
 import { GraphError, type GraphSource, type RowStream, type RunOptions } from '../../src/graph/graph-source.js';
 import { graphNode, NodeValue, type GraphRow } from '../../src/graph/items.js';
+import { identifiedRows } from '../../src/graph/row-identity.js';
 import { GraphRegistry } from '../../src/sources/graph-registry.js';
 import { createWebhook } from '../support/fixtures.js';
 import { useTestService } from '../support/test-service.js';
 
 /**
- * A graph that answers as a Bolt server does: rows made as they are read, no identified batches. Each run's stream
+ * A graph that answers as a Bolt server does: rows made as they are read, batches made of them. Each run's stream
  * hands over `rows` rows, calling `whileReading` once, halfway, as a server still working out its answer would be.
  */
 class StreamingGraph implements GraphSource {
@@ -23,6 +24,8 @@ class StreamingGraph implements GraphSource {
     const stream: RowStream = {
       columns: ['a'],
       truncated: false,
+      madeAsRead: true,
+      identified: (batchRows) => identifiedRows(stream, batchRows),
       async *[Symbol.asyncIterator]() {
         for (let i = 0; i < Math.min(total, options.maxRows); i++) {
           if (i === Math.floor(total / 2)) await whileReading();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedGraph } from '../../src/graph/embedded/embedded-graph.js';
 import { allRows, GraphError, type RunOptions } from '../../src/graph/graph-source.js';
 import { EdgeValue, NodeValue, PathValue, Subgraph } from '../../src/graph/items.js';
-import { keyOfRow } from '../../src/alerts/alert-rows.js';
+import { keyOfRow } from '../../src/graph/row-identity.js';
 import { removeDir } from '../support/databases.js';
 
 const READ: RunOptions = { timeoutMs: 10_000, maxRows: 1000, readOnly: true };

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allRows, GraphError, subgraphOfRows, type GraphSource, type RunOptions } from '../../src/graph/graph-source.js';
-import { EdgeValue, NodeValue, PathValue, type GraphEdge, type GraphNode, type GraphRow } from '../../src/graph/items.js';
+import type { GraphEdge, GraphNode } from '../../src/graph/graph-schemas.js';
+import { EdgeValue, NodeValue, PathValue, type GraphRow } from '../../src/graph/items.js';
 
 export interface ContractSubject {
   /** Opens the adapter on the graph (again after close(): the ids must survive). */

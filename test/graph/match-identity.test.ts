@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Connection, KuzuValue } from 'kuzu';
-import { keyOfRow, matchOfRow } from '../../src/alerts/alert-rows.js';
-import { identityOfKey, matchKey, NO_MATCH, TOO_LARGE } from '../../src/graph/match-identity.js';
-import { hashTarget } from '../../src/alerts/target.js';
+import { matchOfRow } from '../../src/alerts/alert-rows.js';
+import { hashTarget, identityOfKey, matchKey, NO_MATCH, TOO_LARGE } from '../../src/graph/match-identity.js';
+import { keyOfRow } from '../../src/graph/row-identity.js';
 import { Catalogue } from '../../src/graph/embedded/kuzu-catalogue.js';
 import { matchKeysOf, nodeIdsByRef } from '../../src/graph/embedded/row-refs.js';
 import { decodeWireRow } from '../../src/graph/embedded/kuzu-protocol.js';

@@ -3,12 +3,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyOfRow } from '../../src/alerts/alert-rows.js';
+import { keyOfRow } from '../../src/graph/row-identity.js';
 import { loadCsv } from '../../src/graph/embedded/csv-load.js';
 import { EmbeddedGraph } from '../../src/graph/embedded/embedded-graph.js';
 import { stringLiteral } from '../../src/graph/embedded/kuzu-catalogue.js';
 import { allRows, type RunOptions } from '../../src/graph/graph-source.js';
-import { Subgraph, type GraphEdge } from '../../src/graph/items.js';
+import type { GraphEdge } from '../../src/graph/graph-schemas.js';
+import { Subgraph } from '../../src/graph/items.js';
 import { removeDir } from '../support/databases.js';
 
 const READ: RunOptions = { timeoutMs: 10_000, maxRows: 100, readOnly: true };

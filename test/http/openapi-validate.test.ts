@@ -116,7 +116,7 @@ describe('the OpenAPI document, for client generators', () => {
     const ajv = new Ajv({ strict: false });
     const alert = { id: 1, title: 'A', description: '' };
     const at = new Date('2030-01-01T00:00:00.000Z');
-    const kase = { id: 2, createdAt: at, updatedAt: at, nodes: ['n'], edges: [], url: 'http://127.0.0.1/case/2', status: 'confirmed' };
+    const kase = { id: 2, createdAt: at, updatedAt: at, nodes: ['n'], edges: [], url: 'http://127.0.0.1/case/2', status: 'confirmed' as const };
     const rendered: Record<string, string> = {
       newCase: renderNewCase('src', alert, kase),
       newMatch: renderNewMatch('src', alert, kase),

@@ -15,8 +15,10 @@
  * A run that may write is committed when its rows have all been read (the rest read and dropped past `maxRows`).
  */
 import neo4j, { type Driver, type Session } from 'neo4j-driver';
-import { GraphError, subgraphOfRows, type GraphSource, type RowStream, type RunOptions, type SubgraphAnswer, type SubgraphOptions } from '../graph-source.js';
-import { byNames, type GraphEdge, type GraphNode, type GraphRow } from '../items.js';
+import { GraphError, subgraphOfRows, type GraphSource, type IdentifiedBatch, type RowStream, type RunOptions, type SubgraphAnswer, type SubgraphOptions } from '../graph-source.js';
+import type { GraphEdge, GraphNode } from '../graph-schemas.js';
+import { byNames, type GraphRow } from '../items.js';
+import { identifiedRows } from '../row-identity.js';
 import { checkQueryBounds } from '../query-bounds.js';
 import { approximateBytes, oversizedRowMessage } from '../row-bytes.js';
 import { explainRefusal, MEMGRAPH_PLAN_COLUMN, planKind, type ExplainAnswer } from './bolt-plan.js';
@@ -253,6 +255,8 @@ type StreamOptions = RunOptions & { checkAtEnd: boolean };
 
 class BoltRowStream implements RowStream {
   truncated = false;
+  /** The server works its answer out as the rows are read. */
+  readonly madeAsRead = true;
   #closed = false;
   #committed = false;
   #timedOut = false;
@@ -302,6 +306,11 @@ class BoltRowStream implements RowStream {
     } finally {
       await this.close();
     }
+  }
+
+  /** The server hands over rows only: their batches are made of the rows read (row-identity.ts). */
+  identified(batchRows: number): AsyncIterable<IdentifiedBatch> {
+    return identifiedRows(this, batchRows);
   }
 
   /** The server's own account of the run (Memgraph): anything but a read is refused, and is rolled back by close(). */

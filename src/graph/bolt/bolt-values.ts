@@ -5,7 +5,8 @@
  * of numbers, UUIDs as their text, bytes as base64.
  */
 import neo4j, { type Node, type Path, type Relationship } from 'neo4j-driver';
-import { byNames, EdgeValue, graphEdge, graphNode, NodeValue, PathValue, type GraphEdge, type GraphNode, type GraphValue, type PropertyValue } from '../items.js';
+import type { GraphEdge, GraphNode, PropertyValue } from '../graph-schemas.js';
+import { byNames, EdgeValue, graphEdge, graphNode, NodeValue, PathValue, type GraphValue } from '../items.js';
 
 /** `properties: false` leaves the item's properties out (RunOptions.properties). */
 export function boltNode(node: Node, readAt: number, properties = true): GraphNode {

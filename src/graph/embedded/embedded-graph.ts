@@ -8,7 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Readable } from 'node:stream';
 import { GraphError, type GraphSource, type IdentifiedBatch, type RowStream, type RunOptions, type SubgraphAnswer, type SubgraphOptions } from '../graph-source.js';
-import { EdgeValue, NodeValue, type GraphEdge, type GraphNode, type GraphRow } from '../items.js';
+import type { GraphEdge, GraphNode } from '../graph-schemas.js';
+import { EdgeValue, NodeValue, type GraphRow } from '../items.js';
 import { checkQueryBounds } from '../query-bounds.js';
 import { ANSWER_FD, readFrames } from './answer-pipe.js';
 import { engineProcess, type EngineProcess } from './confinement.js';
@@ -431,6 +432,8 @@ interface Batches {
 
 class EmbeddedRowStream implements RowStream {
   truncated = false;
+  /** The Kùzu process made the answer as the query started. */
+  readonly madeAsRead = false;
   #done = false;
   readonly #readAt: number;
   readonly #batches: Batches;

@@ -5,31 +5,12 @@
  * are never made of Kùzu's internal offsets (docs/graph.md).
  */
 import type { Connection, KuzuValue } from 'kuzu';
-import { byNames, graphEdge, graphNode, type GraphEdge, type GraphNode, type PropertyValue } from '../items.js';
+import type { GraphEdge, GraphNode, PropertyValue } from '../graph-schemas.js';
+import { byNames, graphEdge, graphNode } from '../items.js';
 import { edgeIdByEnds, edgeIdByProperty, nodeId } from './kuzu-ids.js';
 import type { WireEdge, WireNode, WireProperties, WireRow, WireValue } from './kuzu-protocol.js';
+import { eachKuzuItem, type InternalId, type KuzuNode, type KuzuPath, type KuzuRel } from './kuzu-values.js';
 import { internalRef, nodeIdsByRef, type BatchRefs } from './row-refs.js';
-
-interface InternalId {
-  offset: number;
-  table: number;
-}
-interface KuzuNode {
-  _id: InternalId;
-  _label: string;
-  [property: string]: unknown;
-}
-interface KuzuRel {
-  _id: InternalId;
-  _label: string;
-  _src: InternalId;
-  _dst: InternalId;
-  [property: string]: unknown;
-}
-interface KuzuPath {
-  _nodes: KuzuNode[];
-  _rels: KuzuRel[];
-}
 
 export interface NodeTable {
   name: string;
@@ -225,28 +206,19 @@ export class Catalogue {
   async storedEnds(conn: Connection, rows: Record<string, KuzuValue>[], columns: readonly string[]): Promise<void> {
     // The relationships met, by type, then by ref: one met several times is read back once.
     const byType = new Map<string, Map<number, KuzuRel[]>>();
-    const visit = (value: unknown): void => {
-      if (value === null || typeof value !== 'object' || value instanceof Date) return;
-      if (Array.isArray(value)) {
-        for (const item of value) visit(item);
-        return;
-      }
-      const item = value as Partial<KuzuNode & KuzuRel & KuzuPath>;
-      if (item._label !== undefined && item._id !== undefined) {
-        // A node's properties hold no relationship.
-        if (item._src === undefined || item._dst === undefined) return;
-        let refs = byType.get(item._label);
-        if (!refs) byType.set(item._label, (refs = new Map()));
-        const ref = internalKey(item._id);
+    const meet = {
+      node: () => undefined,
+      rel: (rel: KuzuRel) => {
+        let refs = byType.get(rel._label);
+        if (!refs) byType.set(rel._label, (refs = new Map()));
+        const ref = internalKey(rel._id);
         const met = refs.get(ref);
-        if (met) met.push(item as KuzuRel);
-        else refs.set(ref, [item as KuzuRel]);
-        return;
-      }
-      // A path's `_nodes` and `_rels`, a map's values.
-      for (const key in value) visit((value as Record<string, unknown>)[key]);
+        if (met) met.push(rel);
+        else refs.set(ref, [rel]);
+      },
     };
-    for (const row of rows) for (const column of columns) visit(row[column]);
+    // Inside maps too: their wire form names the edges, by their ends.
+    for (const row of rows) for (const column of columns) eachKuzuItem(row[column], meet, true);
     if (byType.size === 0) return;
     if (!this.#knowsTablesOf(byType)) await this.#learnTableNumbers(conn);
     for (const [type, refs] of byType) {
@@ -361,56 +333,37 @@ export class Catalogue {
       return index;
     };
     // A row's nodes and edges (4 numbers each), gathered apart (filled up to a count: emptying an array by its
-    // length is a slow path), then written after their counts. Inside a map (depth > 0) nodes and edge ends are
-    // noted, as its wire form names them, but the match is not theirs.
+    // length is a slow path), then written after their counts. Inside a map nodes and edge ends are noted, as its
+    // wire form names them, but the match is not theirs.
     const nodes: number[] = [];
     const edges: number[] = [];
     let nodeCount = 0;
     let edgeNumbers = 0;
-    let mapDepth = 0;
-    const visit = (value: unknown): void => {
-      if (value === null || typeof value !== 'object' || value instanceof Date) return;
-      if (Array.isArray(value)) {
-        for (const item of value) visit(item);
-        return;
-      }
-      const item = value as Partial<KuzuNode & KuzuRel & KuzuPath>;
-      if (item._label !== undefined) {
-        if (item._src !== undefined && item._dst !== undefined) {
-          if (item._label !== lastType) {
-            const table = this.relTables.get(item._label);
-            if (table === undefined) throw this.#noId(item._label);
-            lastType = item._label;
-            lastTypeIndex = nameOf(lastType);
-            lastTypeHasId = table.hasId;
-          }
-          const [source, target] = [indexOf(item._src), indexOf(item._dst)];
-          if (mapDepth > 0) return;
-          const named = lastTypeHasId && item.id !== null && item.id !== undefined;
-          edges[edgeNumbers++] = lastTypeIndex;
-          edges[edgeNumbers++] = named ? refs.edgeIds.push(item.id) - 1 : -1;
-          edges[edgeNumbers++] = source;
-          edges[edgeNumbers++] = target;
-          return;
+    const meet = {
+      node: (node: KuzuNode, inMap: boolean) => {
+        const index = note(node);
+        if (!inMap) nodes[nodeCount++] = index;
+      },
+      rel: (rel: KuzuRel, inMap: boolean) => {
+        if (rel._label !== lastType) {
+          const table = this.relTables.get(rel._label);
+          if (table === undefined) throw this.#noId(rel._label);
+          lastType = rel._label;
+          lastTypeIndex = nameOf(lastType);
+          lastTypeHasId = table.hasId;
         }
-        if (item._id !== undefined) {
-          const index = note(item as KuzuNode);
-          if (mapDepth === 0) nodes[nodeCount++] = index;
-          return;
-        }
-      }
-      if (item._nodes !== undefined && item._rels !== undefined) {
-        for (const node of item._nodes) visit(node);
-        for (const rel of item._rels) visit(rel);
-        return;
-      }
-      mapDepth++;
-      for (const key in value) visit((value as Record<string, unknown>)[key]);
-      mapDepth--;
+        const [source, target] = [indexOf(rel._src), indexOf(rel._dst)];
+        if (inMap) return;
+        const named = lastTypeHasId && rel.id !== null && rel.id !== undefined;
+        edges[edgeNumbers++] = lastTypeIndex;
+        edges[edgeNumbers++] = named ? refs.edgeIds.push(rel.id) - 1 : -1;
+        edges[edgeNumbers++] = source;
+        edges[edgeNumbers++] = target;
+      },
     };
     for (const row of rows) {
       nodeCount = edgeNumbers = 0;
-      for (const column of columns) visit(row[column]);
+      for (const column of columns) eachKuzuItem(row[column], meet, true);
       out.push(nodeCount, edgeNumbers / 4);
       for (let i = 0; i < nodeCount; i++) out.push(nodes[i]!);
       for (let i = 0; i < edgeNumbers; i++) out.push(edges[i]!);
@@ -439,48 +392,36 @@ export class Catalogue {
    */
   async addRows(conn: Connection, rows: Record<string, KuzuValue>[], columns: readonly string[], items: ItemSet, maxItems: number): Promise<boolean> {
     const missing = new Map<number, InternalId>();
-    const visit = (value: unknown): void => {
-      if (value === null || typeof value !== 'object' || value instanceof Date) return;
-      if (Array.isArray(value)) return value.forEach(visit);
-      const item = value as Partial<KuzuNode & KuzuRel & KuzuPath>;
-      if (item._nodes && item._rels) return [...item._nodes, ...item._rels].forEach(visit);
-      if (item._src && item._dst && item._label) {
-        for (const end of [item._src, item._dst]) if (!items.known.has(internalKey(end))) missing.set(internalKey(end), end);
-      } else if (item._id && item._label && !items.known.has(internalKey(item._id))) {
-        items.known.set(internalKey(item._id), this.#nodeId(item as KuzuNode));
-      }
+    const meet = {
+      node: (node: KuzuNode) => {
+        if (!items.known.has(internalKey(node._id))) items.known.set(internalKey(node._id), this.#nodeId(node));
+      },
+      rel: (rel: KuzuRel) => {
+        for (const end of [rel._src, rel._dst]) if (!items.known.has(internalKey(end))) missing.set(internalKey(end), end);
+      },
     };
-    for (const row of rows) for (const column of columns) visit(row[column]);
+    for (const row of rows) for (const column of columns) eachKuzuItem(row[column], meet, false);
     for (const key of missing.keys()) if (items.known.has(key)) missing.delete(key);
     if (missing.size) await this.#resolve(conn, [...missing.values()], items.known);
+    // As Subgraph.add: nodes, edges, paths and lists of them (not maps).
+    const add = {
+      node: (node: KuzuNode) => {
+        const key = internalKey(node._id);
+        if (!firstTime(items.added, key)) return;
+        const id = items.known.get(key)!;
+        if (!items.nodes.has(id)) items.nodes.set(id, graphNode(id, [node._label], this.#properties(node), items.readAt));
+      },
+      rel: (rel: KuzuRel) => {
+        if (rel._id && !firstTime(items.added, internalKey(rel._id))) return;
+        const [id, , source, target] = this.#edge(rel, false, items.known);
+        if (!items.edges.has(id)) items.edges.set(id, graphEdge(id, rel._label, source, target, this.#properties(rel), items.readAt));
+      },
+    };
     for (const row of rows) {
-      for (const column of columns) this.#addItems(row[column], items);
+      for (const column of columns) eachKuzuItem(row[column], add, false);
       if (items.size >= maxItems) return true;
     }
     return false;
-  }
-
-  /** As Subgraph.add: nodes, edges, paths and lists of them (not maps). */
-  #addItems(value: unknown, items: ItemSet): void {
-    if (value === null || typeof value !== 'object' || value instanceof Date) return;
-    if (Array.isArray(value)) {
-      for (const item of value) this.#addItems(item, items);
-      return;
-    }
-    const item = value as Partial<KuzuNode & KuzuRel & KuzuPath>;
-    if (item._nodes && item._rels) {
-      for (const node of item._nodes) this.#addItems(node, items);
-      for (const rel of item._rels) this.#addItems(rel, items);
-    } else if (item._src && item._dst && item._label) {
-      if (item._id && !firstTime(items.added, internalKey(item._id))) return;
-      const [id, , source, target] = this.#edge(item as KuzuRel, false, items.known);
-      if (!items.edges.has(id)) items.edges.set(id, graphEdge(id, item._label, source, target, this.#properties(item as KuzuRel), items.readAt));
-    } else if (item._id && item._label) {
-      const key = internalKey(item._id);
-      if (!firstTime(items.added, key)) return;
-      const id = items.known.get(key)!;
-      if (!items.nodes.has(id)) items.nodes.set(id, graphNode(id, [item._label], this.#properties(item as KuzuNode), items.readAt));
-    }
   }
 
   /** Adds the stable ids of nodes met as edges' ends only to `known`, looked up per table; fails when one cannot be made. */

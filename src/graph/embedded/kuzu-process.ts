@@ -101,7 +101,7 @@ function checkedRow(row: Record<string, KuzuValue>, rowNumber: number): Record<s
 
 /**
  * A result's column names, read on this thread: the result holds them, and the asynchronous call was a trip to a
- * thread of the pool and back (0.07 ms a query, measured), with nothing to wait for.
+ * thread of the pool and back, with nothing to wait for (bench/README.md, "Graph").
  */
 function columnsOf(result: QueryResult): string[] {
   return result.getColumnNamesSync();

@@ -17,7 +17,8 @@
  * cannot hold (NaN, ±Infinity) arrive as null, as the API's JSON answers would have them anyway.
  * decodeWireValue turns wire values back into the classes of ../items.ts.
  */
-import { byNames, EdgeValue, graphEdge, graphNode, NodeValue, PathValue, type GraphEdge, type GraphNode, type GraphRow, type GraphValue, type PropertyValue } from '../items.js';
+import type { GraphEdge, GraphNode, PropertyValue } from '../graph-schemas.js';
+import { byNames, EdgeValue, graphEdge, graphNode, NodeValue, PathValue, type GraphRow, type GraphValue } from '../items.js';
 import type { RowRefs } from './row-refs.js';
 
 export type WireProperties = Record<string, PropertyValue>;
